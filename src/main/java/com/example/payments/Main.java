@@ -1,0 +1,298 @@
+package com.example.payments;
+
+import java.lang.System.Logger.Level;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Handler;
+import java.util.logging.Logger;
+
+import com.example.payments.authorization.AuthorizationService;
+import com.example.payments.authorization.AuthorizationStore;
+import com.example.payments.authorization.InMemoryAuthorizationStore;
+import com.example.payments.authorization.RuleBasedAuthorizer;
+import com.example.payments.config.ConfigurationException;
+import com.example.payments.health.DependencyChecks;
+import com.example.payments.health.HealthService;
+import com.example.payments.health.HealthState;
+import com.example.payments.health.Heartbeat;
+import com.example.payments.health.LoopbackProber;
+import com.example.payments.health.StartupGate;
+import com.example.payments.health.WorkerWatchdog;
+import com.example.payments.http.Json;
+import com.example.payments.http.ProblemDirectHandler;
+import com.example.payments.http.RequestMetricsFilter;
+import com.example.payments.idempotency.Fingerprint;
+import com.example.payments.idempotency.IdempotencyRegistry;
+import com.example.payments.idempotency.InMemoryIdempotencyStore;
+import com.example.payments.lifecycle.ConnectionCloseWhileDraining;
+import com.example.payments.lifecycle.InFlightRequests;
+import com.example.payments.lifecycle.PeriodicWorker;
+import com.example.payments.lifecycle.ShutdownSequence;
+import com.example.payments.lifecycle.ShutdownSettings;
+import com.example.payments.lifecycle.Signals;
+
+import io.helidon.config.Config;
+import io.helidon.config.ConfigSources;
+import io.helidon.health.HealthCheck;
+import io.helidon.http.DirectHandler.EventType;
+import io.helidon.http.media.MediaContext;
+import io.helidon.http.media.jackson.JacksonSupport;
+import io.helidon.logging.common.LogConfig;
+import io.helidon.logging.jul.HelidonJsonFormatter;
+import io.helidon.metrics.api.MeterRegistry;
+import io.helidon.metrics.api.Metrics;
+import io.helidon.metrics.api.MetricsConfig;
+import io.helidon.webserver.WebServer;
+import io.helidon.webserver.http.DirectHandlers;
+import io.helidon.webserver.http.HttpRouting;
+import io.helidon.webserver.observe.ObserveFeature;
+import io.helidon.webserver.observe.metrics.MetricsObserver;
+
+/**
+ * Composition root of payments-authorization: reads the configuration, builds every component, starts the business
+ * listener (8080) and the health listener (8081) as two {@link WebServer}s in this process, and hands SIGTERM and
+ * SIGINT to the {@link ShutdownSequence}.
+ *
+ * <p>Configuration sources, highest priority first: system properties, environment variables, the YAML file named by
+ * {@code APP_CONFIG_FILE}, then {@code application.yaml} on the classpath. A configuration mistake prints one line
+ * naming the key and the allowed range and exits with status 2.
+ */
+public final class Main {
+
+    /** Largest accepted request body on the business listener: 16 KiB. */
+    static final long MAX_PAYLOAD_BYTES = 16 * 1024;
+
+    private static final System.Logger LOGGER = System.getLogger(Main.class.getName());
+    private static final Duration SWEEP_INTERVAL = Duration.ofSeconds(1);
+    private static final Duration SWEEPER_STALE_AFTER = Duration.ofSeconds(10);
+
+    private Main() {
+    }
+
+    /**
+     * Starts the service.
+     *
+     * @param args ignored; configure with {@code -Dkey=value}, environment variables or {@code APP_CONFIG_FILE}
+     */
+    public static void main(String[] args) {
+        LogConfig.configureRuntime();
+        Running running;
+        try {
+            Config config = config(System.getenv("APP_CONFIG_FILE"));
+            AppSettings settings = AppSettings.create(config);
+            applyLogFormat(settings.logFormat());
+            running = start(config, settings, List.of());
+        } catch (ConfigurationException e) {
+            System.err.println("Invalid configuration: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        Signals.install(running.shutdown()::begin);
+        LOGGER.log(Level.INFO, "payments-authorization serving business traffic on port {0}, health probes and "
+                               + "metrics on port {1}", String.valueOf(running.business().port()),
+                   String.valueOf(running.health().port()));
+    }
+
+    /**
+     * Loads the configuration.
+     *
+     * @param appConfigFile path of the environment's YAML file, or {@code null}
+     * @return the merged configuration
+     * @throws ConfigurationException when {@code APP_CONFIG_FILE} names a file that does not exist
+     */
+    static Config config(String appConfigFile) {
+        Config.Builder builder = Config.builder()
+                .disableEnvironmentVariablesSource()
+                .disableSystemPropertiesSource()
+                .addSource(ConfigSources.systemProperties())
+                .addSource(ConfigSources.environmentVariables());
+        if (appConfigFile != null && !appConfigFile.isBlank()) {
+            if (!Files.isRegularFile(Path.of(appConfigFile))) {
+                throw new ConfigurationException("APP_CONFIG_FILE", "'" + appConfigFile + "' is not a readable file");
+            }
+            builder.addSource(ConfigSources.file(appConfigFile));
+        }
+        return builder.addSource(ConfigSources.classpath("application.yaml")).build();
+    }
+
+    /**
+     * Builds and starts everything. Tests call this with ports set to 0.
+     *
+     * @param config          the whole configuration (the {@code server} and {@code health-server} nodes configure
+     *                        the listeners)
+     * @param settings        validated settings
+     * @param readinessChecks extra required readiness dependencies (tests use checks that hang, fail and throw)
+     * @return the running service
+     */
+    static Running start(Config config, AppSettings settings, List<HealthCheck> readinessChecks) {
+        MeterRegistry meters = Metrics.createMeterRegistry(MetricsConfig.create(config.get("metrics")));
+        HealthState state = new HealthState();
+        WorkerWatchdog watchdog = new WorkerWatchdog();
+
+        InMemoryIdempotencyStore idempotencyStore = InMemoryIdempotencyStore.create(settings.idempotency().maxKeys());
+        InMemoryAuthorizationStore authorizationStore =
+                InMemoryAuthorizationStore.create(settings.idempotency().retention());
+        IdempotencyRegistry registry = IdempotencyRegistry.create(idempotencyStore,
+                settings.idempotency().inFlightLease(), settings.idempotency().retention(), meters);
+        List<HealthCheck> checks = new ArrayList<>(readinessChecks);
+        DependencyChecks dependencies = DependencyChecks.create(checks, settings.health().checkTimeout());
+
+        AuthorizationService authorizations = AuthorizationService.builder()
+                .registry(registry)
+                .fingerprint(Fingerprint.create(settings.idempotency().fingerprintSecret()))
+                .authorizer(RuleBasedAuthorizer.create(settings.authorizer()), settings.authorizer())
+                .store(authorizationStore)
+                .meters(meters)
+                .build();
+        InFlightRequests inFlight = InFlightRequests.create(meters);
+
+        WebServer business = WebServer.builder()
+                .config(config.get("server"))
+                .port(settings.businessPort())
+                .featuresDiscoverServices(false)
+                .shutdownHook(false)
+                .shutdownGracePeriod(settings.shutdown().mode() == ShutdownSettings.Mode.GRACEFUL
+                                             ? settings.shutdown().drainTimeout() : Duration.ofMillis(500))
+                .maxPayloadSize(MAX_PAYLOAD_BYTES)
+                .directHandlers(problemHandlers())
+                .mediaContext(jsonMedia())
+                .routing(routing -> businessRouting(routing, state, inFlight, meters, authorizations))
+                .build()
+                .start();
+
+        HealthService probes = HealthService.create(state, dependencies, watchdog,
+                                                    settings.health().breakerThreshold(), meters);
+        WebServer health = WebServer.builder()
+                .config(config.get("health-server"))
+                .port(settings.healthPort())
+                .featuresDiscoverServices(false)
+                .shutdownHook(false)
+                .addFeature(ObserveFeature.builder()
+                                    .observersDiscoverServices(false)
+                                    .endpoint("/")
+                                    .addObserver(MetricsObserver.builder()
+                                                         .endpoint("metrics")
+                                                         .meterRegistry(meters)
+                                                         .build())
+                                    .build())
+                .routing(routing -> healthRouting(routing, probes))
+                .build()
+                .start();
+
+        Heartbeat sweeperHeartbeat = Heartbeat.create("idempotency-sweeper", SWEEPER_STALE_AFTER);
+        watchdog.watch(sweeperHeartbeat);
+        PeriodicWorker sweeper = PeriodicWorker.start(sweeperHeartbeat, SWEEP_INTERVAL, () -> {
+            idempotencyStore.sweep();
+            authorizationStore.sweep();
+        });
+
+        LoopbackProber prober = LoopbackProber.create(state, URI.create("http://127.0.0.1:" + business.port()
+                                                                         + "/ping"), settings.health());
+        prober.start();
+        // Routes are registered, dependencies wired; startup completes with the first successful loopback probe.
+        state.markWired();
+
+        ShutdownSequence shutdown = ShutdownSequence.builder()
+                .settings(settings.shutdown())
+                .state(state)
+                .servers(business, health)
+                .inFlight(inFlight)
+                .registry(registry)
+                .addWorker(sweeper)
+                .addResource("loopback-prober", prober)
+                .addResource("idempotency-registry", registry)
+                .addResource("dependency-checks", dependencies)
+                .addResource("idempotency-store", idempotencyStore)
+                .addResource("authorization-store", (AuthorizationStore) authorizationStore)
+                .meters(meters)
+                .build();
+        return new Running(business, health, state, shutdown, meters,
+                           List.of(prober, registry, dependencies, idempotencyStore, authorizationStore));
+    }
+
+    /**
+     * Routing of the business listener: {@code /ping} and the authorization API, behind the in-flight counter,
+     * request metrics, the draining {@code Connection: close} filter and the startup gate.
+     *
+     * @param routing        routing builder of the business server
+     * @param state          health flags
+     * @param inFlight       in-flight counter the drain waits on
+     * @param meters         metrics registry
+     * @param authorizations the API
+     */
+    static void businessRouting(HttpRouting.Builder routing, HealthState state, InFlightRequests inFlight,
+                                MeterRegistry meters, AuthorizationService authorizations) {
+        routing.addFilter(inFlight)
+                .addFilter(RequestMetricsFilter.create(meters))
+                .addFilter(ConnectionCloseWhileDraining.create(state))
+                .addFilter(StartupGate.create(state))
+                // The cheapest possible proof of life for the loopback prober: touches nothing.
+                .get("/ping", (req, res) -> res.send("pong"))
+                .register(authorizations);
+    }
+
+    /**
+     * Routing of the health listener: the probes ({@code /metrics} comes from the observe feature).
+     *
+     * @param routing routing builder of the health server
+     * @param probes  the probe routes
+     */
+    static void healthRouting(HttpRouting.Builder routing, HealthService probes) {
+        routing.register(probes);
+    }
+
+    private static DirectHandlers problemHandlers() {
+        ProblemDirectHandler handler = ProblemDirectHandler.create(MAX_PAYLOAD_BYTES);
+        DirectHandlers.Builder builder = DirectHandlers.builder();
+        for (EventType type : EventType.values()) {
+            builder.addHandler(type, handler);
+        }
+        return builder.build();
+    }
+
+    private static MediaContext jsonMedia() {
+        return MediaContext.builder()
+                .mediaSupportsDiscoverServices(false)
+                .addMediaSupport(JacksonSupport.create(Json.mapper()))
+                .build();
+    }
+
+    private static void applyLogFormat(AppSettings.LogFormat format) {
+        if (format == AppSettings.LogFormat.JSON) {
+            for (Handler handler : Logger.getLogger("").getHandlers()) {
+                handler.setFormatter(new HelidonJsonFormatter());
+            }
+        }
+    }
+
+    /**
+     * The running service.
+     *
+     * @param business  business server
+     * @param health    health server
+     * @param state     health flags
+     * @param shutdown  the SIGTERM sequence
+     * @param meters    metrics registry
+     * @param resources closed by {@link #stopForTests()}
+     */
+    record Running(WebServer business, WebServer health, HealthState state, ShutdownSequence shutdown,
+                   MeterRegistry meters, List<AutoCloseable> resources) {
+
+        /** Stops both listeners and closes resources without the shutdown sequence (in-JVM tests only). */
+        void stopForTests() {
+            business.stop();
+            health.stop();
+            for (AutoCloseable resource : resources) {
+                try {
+                    resource.close();
+                } catch (Exception ignored) {
+                    // best effort in tests
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,109 @@
+package com.example.payments.authorization;
+
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.helidon.metrics.api.Counter;
+import io.helidon.metrics.api.MeterRegistry;
+import io.helidon.metrics.api.Tag;
+
+/**
+ * Calls the {@link Authorizer} with a timeout ({@code authorizer.timeout}) and counts every call in
+ * {@code authorizer_invocations_total{outcome}} ({@code approved}, {@code declined}, {@code unknown}). A replay never
+ * reaches this class, which makes that counter the outside-observable proof that no key was authorized twice.
+ */
+final class BoundedAuthorizer implements AutoCloseable {
+
+    private static final System.Logger LOGGER = System.getLogger(BoundedAuthorizer.class.getName());
+
+    private final Authorizer delegate;
+    private final Duration timeout;
+    private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+    private final Counter approved;
+    private final Counter declined;
+    private final Counter unknown;
+
+    BoundedAuthorizer(Authorizer delegate, Duration timeout, MeterRegistry meters) {
+        this.delegate = delegate;
+        this.timeout = timeout;
+        this.approved = counter(meters, "approved");
+        this.declined = counter(meters, "declined");
+        this.unknown = counter(meters, "unknown");
+    }
+
+    /** The result of one bounded call. */
+    sealed interface Outcome {
+    }
+
+    /**
+     * The issuer decided.
+     *
+     * @param decision approve or decline
+     */
+    record Decided(Authorizer.Decision decision) implements Outcome {
+    }
+
+    /**
+     * The issuer failed or could not be reached: outcome unknown, answer 502.
+     *
+     * @param reason what failed, without card data
+     */
+    record Failed(String reason) implements Outcome {
+    }
+
+    /** The issuer did not answer within {@code authorizer.timeout}: outcome unknown, answer 504. */
+    record TimedOut() implements Outcome {
+    }
+
+    /**
+     * Runs one authorization.
+     *
+     * @param attempt the attempt
+     * @return the outcome
+     * @throws InterruptedException when the calling request thread is interrupted (the drain timeout expired); the
+     *                              issuer call is cancelled
+     */
+    Outcome authorize(AuthorizationAttempt attempt) throws InterruptedException {
+        Future<Authorizer.Decision> call = executor.submit(() -> delegate.authorize(attempt));
+        try {
+            Authorizer.Decision decision = call.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            (decision.approved() ? approved : declined).increment();
+            return new Decided(decision);
+        } catch (TimeoutException e) {
+            call.cancel(true);
+            unknown.increment();
+            LOGGER.log(Level.WARNING, "Authorizer timed out after {0,number,#} ms, attempt {1}: outcome unknown",
+                       timeout.toMillis(), attempt.attemptId());
+            return new TimedOut();
+        } catch (ExecutionException e) {
+            unknown.increment();
+            String reason = e.getCause() instanceof Authorizer.IssuerUnavailableException issuer
+                    ? issuer.getMessage() : e.getCause().getClass().getSimpleName();
+            LOGGER.log(Level.WARNING, "Authorizer failed, attempt {0}: {1}; outcome unknown", attempt.attemptId(),
+                       reason);
+            return new Failed(reason);
+        } catch (InterruptedException e) {
+            call.cancel(true);
+            unknown.increment();
+            throw e;
+        }
+    }
+
+    private static Counter counter(MeterRegistry meters, String outcome) {
+        return meters.getOrCreate(Counter.builder("authorizer_invocations")
+                                          .tags(List.of(Tag.create("outcome", outcome)))
+                                          .description("Calls to the authorizer; a replay never adds one"));
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+    }
+}

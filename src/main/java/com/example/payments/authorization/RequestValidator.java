@@ -1,0 +1,172 @@
+package com.example.payments.authorization;
+
+import java.time.Clock;
+import java.time.YearMonth;
+import java.util.ArrayList;
+import java.util.Currency;
+import java.util.List;
+import java.util.regex.Pattern;
+
+import com.example.payments.http.Problem.FieldError;
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * Validates a parsed {@code POST /v1/authorizations} body and collects every field error with its JSON pointer.
+ *
+ * <p>Rules (DESIGN §6): {@code merchantId} present; {@code amount.value} an integer {@code > 0} in minor units;
+ * {@code amount.currency} an ISO 4217 code; {@code card.number} a Luhn-valid string of 12 to 19 digits; expiry not in
+ * the past; {@code card.cvc} 3 or 4 digits. Error details never quote the submitted value: a card number typed as a
+ * JSON number, a PAN one digit short or a CVC in the wrong field must not come back in a response or a log.
+ */
+final class RequestValidator {
+
+    private static final Pattern MERCHANT_ID = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+    private static final Pattern PAN = Pattern.compile("[0-9]{12,19}");
+    private static final Pattern CVC = Pattern.compile("[0-9]{3,4}");
+    private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
+    private static final int MAX_REFERENCE = 128;
+
+    private final Clock clock;
+
+    RequestValidator(Clock clock) {
+        this.clock = clock;
+    }
+
+    /** The outcome of validating one body. */
+    sealed interface Result {
+    }
+
+    /**
+     * A valid body.
+     *
+     * @param request the typed request
+     */
+    record Valid(AuthorizationRequest request) implements Result {
+    }
+
+    /**
+     * An invalid body.
+     *
+     * @param errors every field error found, in body order
+     */
+    record Invalid(List<FieldError> errors) implements Result {
+    }
+
+    Result validate(JsonNode body) {
+        List<FieldError> errors = new ArrayList<>();
+        if (body == null || !body.isObject()) {
+            return new Invalid(List.of(FieldError.body("#", "the body must be a JSON object")));
+        }
+        String merchantId = text(body, "merchantId");
+        if (merchantId == null || !MERCHANT_ID.matcher(merchantId).matches()) {
+            errors.add(FieldError.body("#/merchantId", "required: 1 to 64 characters of A-Z, a-z, 0-9, '.', '_', '-'"));
+        }
+        String reference = null;
+        JsonNode referenceNode = body.get("reference");
+        if (referenceNode != null && !referenceNode.isNull()) {
+            reference = referenceNode.isTextual() ? referenceNode.textValue() : null;
+            if (reference == null || reference.length() > MAX_REFERENCE || reference.chars().anyMatch(Character::isISOControl)) {
+                errors.add(FieldError.body("#/reference", "optional: a string of at most " + MAX_REFERENCE
+                                                           + " printable characters"));
+                reference = null;
+            }
+        }
+        Amount amount = amount(body.get("amount"), errors);
+        Card card = card(body.get("card"), errors);
+        if (!errors.isEmpty()) {
+            return new Invalid(List.copyOf(errors));
+        }
+        return new Valid(new AuthorizationRequest(merchantId, reference, amount, card));
+    }
+
+    private Amount amount(JsonNode node, List<FieldError> errors) {
+        if (node == null || !node.isObject()) {
+            errors.add(FieldError.body("#/amount", "required: an object with value and currency"));
+            return null;
+        }
+        JsonNode value = node.get("value");
+        long minor = 0;
+        if (value == null || !value.isIntegralNumber() || !value.canConvertToLong() || value.longValue() <= 0) {
+            errors.add(FieldError.body("#/amount/value", "required: an integer > 0 in minor units (1299 = 12.99)"));
+        } else {
+            minor = value.longValue();
+        }
+        String currency = text(node, "currency");
+        if (currency == null || !CURRENCY.matcher(currency).matches() || !isIso4217(currency)) {
+            errors.add(FieldError.body("#/amount/currency", "required: an ISO 4217 currency code such as EUR"));
+        }
+        return new Amount(minor, currency);
+    }
+
+    private Card card(JsonNode node, List<FieldError> errors) {
+        if (node == null || !node.isObject()) {
+            errors.add(FieldError.body("#/card", "required: an object with number, expiryMonth, expiryYear and cvc"));
+            return null;
+        }
+        String number = text(node, "number");
+        if (number == null || !PAN.matcher(number).matches() || !luhnValid(number)) {
+            errors.add(FieldError.body("#/card/number", "required: a string of 12 to 19 digits with a valid Luhn "
+                                                        + "check digit"));
+        }
+        int month = intField(node, "expiryMonth", 1, 12);
+        if (month < 0) {
+            errors.add(FieldError.body("#/card/expiryMonth", "required: an integer from 1 to 12"));
+        }
+        int year = intField(node, "expiryYear", 2000, 2999);
+        if (year < 0) {
+            errors.add(FieldError.body("#/card/expiryYear", "required: a four-digit year"));
+        }
+        if (month > 0 && year > 0) {
+            YearMonth current = YearMonth.now(clock);
+            if (YearMonth.of(year, month).isBefore(current)) {
+                String pointer = year < current.getYear() ? "#/card/expiryYear" : "#/card/expiryMonth";
+                errors.add(FieldError.body(pointer, "the card has expired"));
+            }
+        }
+        String cvc = text(node, "cvc");
+        if (cvc == null || !CVC.matcher(cvc).matches()) {
+            errors.add(FieldError.body("#/card/cvc", "required: a string of 3 or 4 digits"));
+        }
+        return new Card(number, month, year, cvc);
+    }
+
+    private static String text(JsonNode parent, String field) {
+        JsonNode node = parent.get(field);
+        return node != null && node.isTextual() ? node.textValue() : null;
+    }
+
+    private static int intField(JsonNode parent, String field, int min, int max) {
+        JsonNode node = parent.get(field);
+        if (node == null || !node.isIntegralNumber() || !node.canConvertToInt()) {
+            return -1;
+        }
+        int value = node.intValue();
+        return value >= min && value <= max ? value : -1;
+    }
+
+    private static boolean isIso4217(String code) {
+        try {
+            Currency.getInstance(code);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    static boolean luhnValid(String digits) {
+        int sum = 0;
+        boolean doubleIt = false;
+        for (int i = digits.length() - 1; i >= 0; i--) {
+            int d = digits.charAt(i) - '0';
+            if (doubleIt) {
+                d *= 2;
+                if (d > 9) {
+                    d -= 9;
+                }
+            }
+            sum += d;
+            doubleIt = !doubleIt;
+        }
+        return sum % 10 == 0;
+    }
+}

@@ -1,0 +1,98 @@
+package com.example.payments.health;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The flags the probes are computed from, shared lock-free between the prober, the shutdown sequence and the probe
+ * handlers. A probe handler that could block on a lock could be starved, and a starved liveness handler looks like a
+ * dead process to the kubelet, so everything here is a single atomic read or write.
+ */
+public final class HealthState {
+
+    private final AtomicBoolean draining = new AtomicBoolean();
+    private final AtomicBoolean wired = new AtomicBoolean();
+    private final AtomicBoolean firstProbeSucceeded = new AtomicBoolean();
+    // Pessimistic start: not serving until a real round trip through the business port succeeded.
+    private final AtomicBoolean serving = new AtomicBoolean();
+    private final AtomicInteger readinessFailures = new AtomicInteger();
+
+    /**
+     * Marks the process as draining. Called as the very first step of the shutdown sequence; never undone.
+     *
+     * @return {@code true} when this call flipped the flag, {@code false} when it was already set
+     */
+    public boolean startDraining() {
+        return draining.compareAndSet(false, true);
+    }
+
+    /**
+     * Whether the shutdown sequence has started.
+     *
+     * @return {@code true} once draining
+     */
+    public boolean draining() {
+        return draining.get();
+    }
+
+    /**
+     * Records that routes are registered and every dependency is wired. Startup is complete once this has happened
+     * and the first loopback probe has succeeded.
+     */
+    public void markWired() {
+        wired.set(true);
+    }
+
+    /**
+     * Whether startup is complete: routes registered, dependencies wired, first loopback probe succeeded.
+     *
+     * @return {@code true} once started
+     */
+    public boolean startupComplete() {
+        return wired.get() && firstProbeSucceeded.get();
+    }
+
+    /**
+     * Written only by the loopback prober.
+     *
+     * @param value whether the last probe of the business port succeeded
+     */
+    public void serving(boolean value) {
+        if (value) {
+            firstProbeSucceeded.set(true);
+        }
+        serving.set(value);
+    }
+
+    /**
+     * Whether the last loopback probe of the business port succeeded.
+     *
+     * @return {@code false} until the first success
+     */
+    public boolean serving() {
+        return serving.get();
+    }
+
+    /**
+     * Counts one failing readiness request for the circuit breaker.
+     *
+     * @return the new count
+     */
+    public int readinessFailed() {
+        return readinessFailures.incrementAndGet();
+    }
+
+    /** Resets the circuit-breaker counter after a successful readiness request. */
+    public void readinessSucceeded() {
+        readinessFailures.set(0);
+    }
+
+    /**
+     * Consecutive failing readiness requests since the last success.
+     *
+     * @return the count, {@code >= 0}
+     */
+    public int readinessFailures() {
+        return readinessFailures.get();
+    }
+}

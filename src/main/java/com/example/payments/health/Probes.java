@@ -1,0 +1,98 @@
+package com.example.payments.health;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * The three probe contracts as pure functions of flags (Kubernetes probe semantics: liveness failure restarts the
+ * container, readiness failure removes it from Service endpoints, startup gates the other two while booting).
+ *
+ * <p>The order of checks is part of the contract: cheapest first, and the only I/O (dependency checks) last and
+ * only in readiness. Liveness never touches a dependency.
+ */
+public final class Probes {
+
+    /** The error a probe reports when the loopback prober cannot reach the business port. */
+    public static final String APP_SERVER_NOT_RESPONDING = "app server not responding";
+
+    private Probes() {
+    }
+
+    /**
+     * Liveness: is this process wedged? Flags only, no I/O.
+     *
+     * @param draining         shutdown has started
+     * @param breakerThreshold {@code health.circuit-breaker.threshold}, 0 disables
+     * @param readinessFailures consecutive failing readiness requests
+     * @param serving          last loopback probe succeeded
+     * @param workerErrors     stale worker heartbeats, empty when all are fresh
+     * @return 200 {@code draining} while draining (a draining process is healthy: failing here would get it killed
+     *         mid-drain); 503 {@code faulted} when the breaker tripped; 503 {@code unhealthy} naming what failed;
+     *         else 200 {@code ok}
+     */
+    public static ProbeResult liveness(boolean draining, int breakerThreshold, int readinessFailures,
+                                       boolean serving, List<String> workerErrors) {
+        if (draining) {
+            return ProbeResult.ok("draining");
+        }
+        if (breakerThreshold > 0 && readinessFailures >= breakerThreshold) {
+            return ProbeResult.unavailable("faulted");
+        }
+        List<String> errors = new ArrayList<>();
+        if (!serving) {
+            errors.add(APP_SERVER_NOT_RESPONDING);
+        }
+        errors.addAll(workerErrors);
+        if (!errors.isEmpty()) {
+            return new ProbeResult(503, new ProbeResult.Body("unhealthy", null, List.copyOf(errors)),
+                                   ProbeResult.BreakerEffect.NONE);
+        }
+        return ProbeResult.ok("ok");
+    }
+
+    /**
+     * Readiness: should traffic come here?
+     *
+     * @param draining           shutdown has started
+     * @param startupComplete    boot finished
+     * @param serving            last loopback probe succeeded
+     * @param dependencyFailures runs the required dependency checks (parallel, bounded) and returns one
+     *                           {@code "name: why"} per failed dependency; called only when every flag passed
+     * @return 503 {@code draining} (with {@code "draining":true}, checks not run, counter untouched); 503
+     *         {@code starting} (counter untouched); 503 {@code unhealthy} with errors (counts a breaker failure); else
+     *         200 {@code ok} (resets the counter)
+     */
+    public static ProbeResult readiness(boolean draining, boolean startupComplete, boolean serving,
+                                        Supplier<List<String>> dependencyFailures) {
+        if (draining) {
+            return new ProbeResult(503, new ProbeResult.Body("draining", true, null), ProbeResult.BreakerEffect.NONE);
+        }
+        if (!startupComplete) {
+            return ProbeResult.unavailable("starting");
+        }
+        if (!serving) {
+            return unhealthy(List.of(APP_SERVER_NOT_RESPONDING));
+        }
+        List<String> failures = dependencyFailures.get();
+        if (!failures.isEmpty()) {
+            return unhealthy(failures);
+        }
+        return ProbeResult.ok("ok").withBreaker(ProbeResult.BreakerEffect.RESET);
+    }
+
+    /**
+     * Startup: has boot finished?
+     *
+     * @param startupComplete routes registered, dependencies wired and the first loopback probe succeeded
+     * @return 200 {@code started} or 503 {@code starting}
+     */
+    public static ProbeResult startup(boolean startupComplete) {
+        return startupComplete ? ProbeResult.ok("started") : ProbeResult.unavailable("starting");
+    }
+
+    private static ProbeResult unhealthy(List<String> errors) {
+        return new ProbeResult(503, new ProbeResult.Body("unhealthy", null, List.copyOf(errors)),
+                               ProbeResult.BreakerEffect.FAILURE);
+    }
+}

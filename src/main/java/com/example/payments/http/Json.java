@@ -1,0 +1,46 @@
+package com.example.payments.http;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+
+/**
+ * The one Jackson {@link ObjectMapper} of the service, shared by the Helidon Jackson media support and by the code
+ * that serializes responses to bytes (an idempotent replay must be byte-identical, so bodies are serialized once and
+ * stored as bytes).
+ */
+public final class Json {
+
+    private static final ObjectMapper MAPPER = JsonMapper.builder()
+            .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .build();
+
+    private Json() {
+    }
+
+    /**
+     * The shared mapper. Thread-safe; do not reconfigure it.
+     *
+     * @return mapper
+     */
+    public static ObjectMapper mapper() {
+        return MAPPER;
+    }
+
+    /**
+     * Serializes a value to UTF-8 JSON bytes.
+     *
+     * @param value a record or map
+     * @return the bytes
+     * @throws IllegalStateException if the value cannot be serialized (a bug, never a client error)
+     */
+    public static byte[] bytes(Object value) {
+        try {
+            return MAPPER.writeValueAsBytes(value);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("Cannot serialize " + value.getClass().getName(), e);
+        }
+    }
+}

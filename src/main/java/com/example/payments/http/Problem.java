@@ -1,0 +1,81 @@
+package com.example.payments.http;
+
+import java.util.List;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+
+/**
+ * An RFC 9457 problem details body ({@code application/problem+json}).
+ *
+ * <p>Never carries a stack trace, an exception message from a library, a card number or a CVC: every text here is
+ * written by this service.
+ *
+ * @param type   URI identifying the problem type, e.g. {@code https://payments.example.com/problems/invalid-request}
+ * @param title  short, human-readable summary of the problem type
+ * @param status HTTP status code
+ * @param detail explanation specific to this occurrence
+ * @param errors field errors (an RFC 9457 extension member), omitted when empty
+ */
+@JsonInclude(JsonInclude.Include.NON_EMPTY)
+public record Problem(String type, String title, int status, String detail, List<FieldError> errors) {
+
+    /** Base URI of this service's problem types; forks replace it with their own documentation address. */
+    public static final String TYPE_BASE = "https://payments.example.com/problems/";
+
+    /**
+     * One invalid field: in the JSON body ({@code pointer}, an RFC 6901 JSON Pointer in URI-fragment form such as
+     * {@code #/card/number}) or in a request header ({@code header}, e.g. {@code Idempotency-Key}).
+     *
+     * @param pointer JSON pointer of the field in the request body, or {@code null}
+     * @param header  name of the request header, or {@code null}
+     * @param detail  what is wrong with it; never echoes the submitted value
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record FieldError(String pointer, String header, String detail) {
+
+        /**
+         * A body field error.
+         *
+         * @param pointer e.g. {@code #/amount/value}
+         * @param detail  what is wrong
+         * @return the error
+         */
+        public static FieldError body(String pointer, String detail) {
+            return new FieldError(pointer, null, detail);
+        }
+
+        /**
+         * A header error.
+         *
+         * @param header e.g. {@code Idempotency-Key}
+         * @param detail what is wrong
+         * @return the error
+         */
+        public static FieldError header(String header, String detail) {
+            return new FieldError(null, header, detail);
+        }
+    }
+
+    /**
+     * A problem without field errors.
+     *
+     * @param slug   last path segment of the type URI, e.g. {@code not-found}
+     * @param title  summary
+     * @param status HTTP status
+     * @param detail this occurrence
+     * @return the problem
+     */
+    public static Problem of(String slug, String title, int status, String detail) {
+        return new Problem(TYPE_BASE + slug, title, status, detail, List.of());
+    }
+
+    /**
+     * The same problem with field errors.
+     *
+     * @param fieldErrors the errors, in the order found
+     * @return a copy
+     */
+    public Problem withErrors(List<FieldError> fieldErrors) {
+        return new Problem(type, title, status, detail, List.copyOf(fieldErrors));
+    }
+}

@@ -1,0 +1,88 @@
+package com.example.payments.http;
+
+import java.lang.System.Logger.Level;
+
+import io.helidon.http.DirectHandler;
+import io.helidon.http.HeaderNames;
+import io.helidon.http.HeaderValues;
+import io.helidon.http.ServerResponseHeaders;
+import io.helidon.http.Status;
+
+/**
+ * Answers the events Helidon handles before (or outside) routing on the business listener as RFC 9457 problems
+ * instead of Helidon's plain-text bodies: an over-size body ({@code max-payload-size}, 413), load shedding
+ * ({@code max-concurrent-requests}, 503 with {@code Retry-After}), an unparsable request (400) and an uncaught
+ * exception (500, never with its message or stack trace).
+ *
+ * <p>Precedence (DESIGN §6): 415 before 413. Helidon rejects an over-size body before routing, so this handler checks
+ * the content type of such a request itself and answers 415 when it is not JSON.
+ */
+public final class ProblemDirectHandler implements DirectHandler {
+
+    private static final System.Logger LOGGER = System.getLogger(ProblemDirectHandler.class.getName());
+
+    private final long maxPayloadBytes;
+
+    private ProblemDirectHandler(long maxPayloadBytes) {
+        this.maxPayloadBytes = maxPayloadBytes;
+    }
+
+    /**
+     * Creates the handler.
+     *
+     * @param maxPayloadBytes the listener's {@code max-payload-size} in bytes, quoted in the 413 detail
+     * @return the handler
+     */
+    public static ProblemDirectHandler create(long maxPayloadBytes) {
+        return new ProblemDirectHandler(maxPayloadBytes);
+    }
+
+    @Override
+    public TransportResponse handle(TransportRequest request, EventType eventType, Status defaultStatus,
+                                    ServerResponseHeaders responseHeaders, String message) {
+        Problem problem = switch (eventType) {
+        case PAYLOAD_TOO_LARGE -> isJson(request) ? ProblemResponses.payloadTooLarge(maxPayloadBytes)
+                : ProblemResponses.unsupportedMediaType();
+        case BAD_REQUEST -> ProblemResponses.badRequest();
+        case OTHER -> byStatus(defaultStatus, eventType, message);
+        default -> internal(eventType, message);
+        };
+        TransportResponse.Builder response = TransportResponse.builder()
+                .status(Status.create(problem.status()))
+                .headers(responseHeaders)
+                .header(HeaderNames.CONTENT_TYPE, ProblemResponses.PROBLEM_JSON.text())
+                .header(HeaderNames.CACHE_CONTROL, "no-store")
+                .entity(Json.bytes(problem));
+        if (problem.status() == 503) {
+            response.header(HeaderNames.RETRY_AFTER, "1");
+        }
+        if (eventType.keepAlive()) {
+            return response.build();
+        }
+        return response.header(HeaderValues.CONNECTION_CLOSE).keepAlive(false).build();
+    }
+
+    private static boolean isJson(TransportRequest request) {
+        return request.headers().contentType()
+                .map(type -> type.test(io.helidon.common.media.type.MediaTypes.APPLICATION_JSON))
+                .orElse(false);
+    }
+
+    // OTHER carries an HttpException's status: 404 no route, 405 wrong method, 503 load shedding, ...
+    private static Problem byStatus(Status status, EventType eventType, String message) {
+        int code = status.code();
+        return switch (code) {
+        case 404 -> ProblemResponses.notFound("No such resource on this port.");
+        case 503 -> ProblemResponses.overloaded();
+        default -> code >= 400 && code < 500
+                ? Problem.of("http-" + code, status.reasonPhrase(), code, status.reasonPhrase() + ".")
+                : internal(eventType, message);
+        };
+    }
+
+    private static Problem internal(EventType eventType, String message) {
+        // The message may quote request data; it goes to the log at debug only, never to the client.
+        LOGGER.log(Level.DEBUG, "Direct handler event {0}: {1}", eventType, message);
+        return ProblemResponses.internalError();
+    }
+}

@@ -1,0 +1,117 @@
+package com.example.payments.http;
+
+import io.helidon.http.HeaderName;
+import io.helidon.http.HeaderNames;
+import io.helidon.http.HttpMediaType;
+import io.helidon.http.Status;
+import io.helidon.webserver.http.ServerResponse;
+
+/**
+ * Writes {@link Problem} bodies and the problems shared by several parts of the business listener.
+ */
+public final class ProblemResponses {
+
+    /** {@code application/problem+json}, RFC 9457 section 3. */
+    public static final HttpMediaType PROBLEM_JSON = HttpMediaType.create("application/problem+json");
+
+    /** {@code Retry-After}, in seconds, sent with every 503 and 409 this service produces. */
+    public static final HeaderName RETRY_AFTER = HeaderNames.RETRY_AFTER;
+
+    private ProblemResponses() {
+    }
+
+    /**
+     * Sends a problem as the whole response.
+     *
+     * @param res     response not yet sent
+     * @param problem the body; its status becomes the response status
+     */
+    public static void send(ServerResponse res, Problem problem) {
+        res.status(Status.create(problem.status()))
+                .header(HeaderNames.CONTENT_TYPE, PROBLEM_JSON.text())
+                .header(HeaderNames.CACHE_CONTROL, "no-store")
+                .send(Json.bytes(problem));
+    }
+
+    /**
+     * Sends a problem with a {@code Retry-After} header.
+     *
+     * @param res               response not yet sent
+     * @param problem           the body
+     * @param retryAfterSeconds seconds the client should wait, {@code >= 1}
+     */
+    public static void sendRetryable(ServerResponse res, Problem problem, long retryAfterSeconds) {
+        res.header(RETRY_AFTER, String.valueOf(Math.max(1, retryAfterSeconds)));
+        send(res, problem);
+    }
+
+    /**
+     * 503 while startup is not complete.
+     *
+     * @return the problem
+     */
+    public static Problem starting() {
+        return Problem.of("starting", "Service starting", 503,
+                          "The service has not finished starting; retry shortly.");
+    }
+
+    /**
+     * 503 when {@code server.max-concurrent-requests} is reached (load shedding).
+     *
+     * @return the problem
+     */
+    public static Problem overloaded() {
+        return Problem.of("overloaded", "Too many concurrent requests", 503,
+                          "This instance is at its concurrent request limit; retry shortly.");
+    }
+
+    /**
+     * 413 for a body over the listener's {@code max-payload-size}.
+     *
+     * @param maxBytes the limit in bytes
+     * @return the problem
+     */
+    public static Problem payloadTooLarge(long maxBytes) {
+        return Problem.of("payload-too-large", "Request body too large", 413,
+                          "The request body exceeds " + maxBytes + " bytes.");
+    }
+
+    /**
+     * 415 for a body that is not {@code application/json}.
+     *
+     * @return the problem
+     */
+    public static Problem unsupportedMediaType() {
+        return Problem.of("unsupported-media-type", "Unsupported media type", 415,
+                          "Send the request body as application/json.");
+    }
+
+    /**
+     * 404 for an unknown path or resource.
+     *
+     * @param detail what was not found
+     * @return the problem
+     */
+    public static Problem notFound(String detail) {
+        return Problem.of("not-found", "Not found", 404, detail);
+    }
+
+    /**
+     * 500 for a bug. Deliberately says nothing about the cause: the log has it, the caller must not.
+     *
+     * @return the problem
+     */
+    public static Problem internalError() {
+        return Problem.of("internal-error", "Internal error", 500,
+                          "The request failed unexpectedly. Retry with the same Idempotency-Key.");
+    }
+
+    /**
+     * 400 for a request Helidon could not parse (bad request line or headers).
+     *
+     * @return the problem
+     */
+    public static Problem badRequest() {
+        return Problem.of("bad-request", "Bad request", 400, "The HTTP request could not be parsed.");
+    }
+}

@@ -1,0 +1,112 @@
+package com.example.payments.idempotency;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.Optional;
+
+import com.example.payments.config.ConfigValues;
+import com.example.payments.config.ConfigurationException;
+
+/**
+ * Validated {@code idempotency.*} configuration.
+ *
+ * @param store             {@code idempotency.store}, default {@code in-memory}; {@code redis} when several
+ *                          replicas share the work
+ * @param inFlightLease     {@code idempotency.in-flight-lease}, default PT10S: lifetime of an IN_FLIGHT record
+ *                          without renewal; renewed every third of it while the request runs, so it only expires
+ *                          when the owning process died
+ * @param retention         {@code idempotency.retention}, default PT24H: how long a completed response is replayed
+ * @param maxKeys           {@code idempotency.max-keys}, default 100000: records the in-memory store holds at most
+ * @param fingerprintSecret {@code idempotency.fingerprint-secret}: HMAC key for request fingerprints, at least 16
+ *                          characters; from a Kubernetes Secret in every real environment
+ * @param redis             {@code idempotency.redis.*}, present when {@code store} is {@code redis}
+ */
+public record IdempotencySettings(Store store, Duration inFlightLease, Duration retention, int maxKeys,
+                                  String fingerprintSecret, Optional<RedisSettings> redis) {
+
+    /** Shortest accepted fingerprint secret, in characters. */
+    public static final int MIN_SECRET_LENGTH = 16;
+
+    /** Where idempotency records live. */
+    public enum Store {
+        /** This process's memory: one replica. */
+        IN_MEMORY,
+        /** A Redis server shared by all replicas. */
+        REDIS
+    }
+
+    /**
+     * Validated {@code idempotency.redis.*} configuration.
+     *
+     * @param uri            {@code idempotency.redis.uri}: {@code redis://} or {@code rediss://} (TLS), optionally
+     *                       with ACL user and password ({@code rediss://user:password@host:6380/0})
+     * @param keyPrefix      {@code idempotency.redis.key-prefix}, default {@code payments-authorization:}
+     * @param connectTimeout {@code idempotency.redis.connect-timeout}, default PT1S
+     * @param commandTimeout {@code idempotency.redis.command-timeout}, default PT0.5S
+     * @param minReplicasAck {@code idempotency.redis.min-replicas-ack}, default 0: replicas that must confirm a claim
+     *                       or completion (Redis {@code WAIT}) within the command timeout, else 503
+     */
+    public record RedisSettings(URI uri, String keyPrefix, Duration connectTimeout, Duration commandTimeout,
+                                int minReplicasAck) {
+
+        @Override
+        public String toString() {
+            // The URI may carry a password.
+            return "RedisSettings[" + uri.getScheme() + "://" + uri.getHost() + ":" + uri.getPort() + ", keyPrefix="
+                   + keyPrefix + ", connectTimeout=" + connectTimeout + ", commandTimeout=" + commandTimeout
+                   + ", minReplicasAck=" + minReplicasAck + "]";
+        }
+    }
+
+    /**
+     * Reads and validates the settings.
+     *
+     * @param values config reader
+     * @return settings
+     * @throws ConfigurationException naming the key when a value is missing, unparsable or out of range
+     */
+    public static IdempotencySettings create(ConfigValues values) {
+        Store store = values.oneOf("idempotency.store", Store.class, Store.IN_MEMORY);
+        String secret = values.string("idempotency.fingerprint-secret")
+                .orElseThrow(() -> new ConfigurationException("idempotency.fingerprint-secret",
+                        "missing; allowed: a secret of at least " + MIN_SECRET_LENGTH + " characters"));
+        if (secret.length() < MIN_SECRET_LENGTH) {
+            throw new ConfigurationException("idempotency.fingerprint-secret",
+                    "too short (" + secret.length() + " characters); allowed: at least " + MIN_SECRET_LENGTH);
+        }
+        Optional<RedisSettings> redis = store == Store.REDIS ? Optional.of(redis(values)) : Optional.empty();
+        return new IdempotencySettings(store,
+                values.positiveDuration("idempotency.in-flight-lease", Duration.ofSeconds(10)),
+                values.positiveDuration("idempotency.retention", Duration.ofHours(24)),
+                (int) values.longInRange("idempotency.max-keys", 100_000, 1, Integer.MAX_VALUE),
+                secret, redis);
+    }
+
+    private static RedisSettings redis(ConfigValues values) {
+        String key = "idempotency.redis.uri";
+        String raw = values.string(key).orElseThrow(() -> new ConfigurationException(key,
+                "missing; allowed: redis://[user:password@]host[:port][/db] or rediss://... when "
+                + "idempotency.store is redis"));
+        URI uri;
+        try {
+            uri = URI.create(raw.trim());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException(key, "not a URI; allowed: redis://host:port or rediss://host:port");
+        }
+        if (!"redis".equals(uri.getScheme()) && !"rediss".equals(uri.getScheme()) || uri.getHost() == null) {
+            throw new ConfigurationException(key, "scheme or host missing; allowed: redis://host:port or "
+                                                  + "rediss://host:port");
+        }
+        return new RedisSettings(uri,
+                values.string("idempotency.redis.key-prefix").orElse("payments-authorization:"),
+                values.positiveDuration("idempotency.redis.connect-timeout", Duration.ofSeconds(1)),
+                values.positiveDuration("idempotency.redis.command-timeout", Duration.ofMillis(500)),
+                (int) values.longInRange("idempotency.redis.min-replicas-ack", 0, 0, 16));
+    }
+
+    @Override
+    public String toString() {
+        return "IdempotencySettings[store=" + store + ", inFlightLease=" + inFlightLease + ", retention=" + retention
+               + ", maxKeys=" + maxKeys + ", redis=" + redis + "]";
+    }
+}
