@@ -212,6 +212,7 @@ public final class ShutdownSequence {
                                    .baseUnit(TimeUnit.SECONDS)
                                    .tags(List.of(Tag.create("phase", name)))
                                    .description("Duration of each shutdown phase; total is signal to end of cleanup")
+                                   .percentiles()
                                    .buckets(BUCKETS))
                 .record(Duration.ofNanos(nanos));
     }
