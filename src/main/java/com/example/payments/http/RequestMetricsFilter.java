@@ -51,7 +51,7 @@ public final class RequestMetricsFilter implements Filter {
                                                      Tag.create("route", req.matchingPattern().orElse("unmatched")),
                                                      Tag.create("status", String.valueOf(res.status().code()))))
                                        .description("Business request duration")
-                                       .percentiles()
+                                       .percentiles(new double[0])
                                        .buckets(BUCKETS))
                     .record(Duration.ofNanos(System.nanoTime() - start));
         }

@@ -212,7 +212,7 @@ public final class ShutdownSequence {
                                    .baseUnit(TimeUnit.SECONDS)
                                    .tags(List.of(Tag.create("phase", name)))
                                    .description("Duration of each shutdown phase; total is signal to end of cleanup")
-                                   .percentiles()
+                                   .percentiles(new double[0])
                                    .buckets(BUCKETS))
                 .record(Duration.ofNanos(nanos));
     }
