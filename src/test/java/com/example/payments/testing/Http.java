@@ -1,0 +1,72 @@
+package com.example.payments.testing;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/**
+ * Small wrapper over the JDK {@link HttpClient} for tests: one shared client, short timeouts, string bodies.
+ */
+public final class Http {
+
+    /** A valid authorization body for the approving test card. */
+    public static final String VALID_BODY = """
+            {"merchantId":"m_123","reference":"order-42",
+             "amount":{"value":1299,"currency":"EUR"},
+             "card":{"number":"4111111111111111","expiryMonth":12,"expiryYear":2030,"cvc":"123"}}""";
+
+    private static final HttpClient CLIENT = HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(5))
+            .version(HttpClient.Version.HTTP_1_1)
+            .build();
+
+    private Http() {
+    }
+
+    /**
+     * GET.
+     *
+     * @param uri full URI
+     * @return response
+     * @throws IOException          on connection failure
+     * @throws InterruptedException when interrupted
+     */
+    public static HttpResponse<String> get(String uri) throws IOException, InterruptedException {
+        return CLIENT.send(HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(20)).GET().build(),
+                           HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * POST of a JSON authorization.
+     *
+     * @param uri            full URI
+     * @param idempotencyKey header value, or {@code null} to omit it
+     * @param body           JSON body
+     * @return response
+     * @throws IOException          on connection failure
+     * @throws InterruptedException when interrupted
+     */
+    public static HttpResponse<String> post(String uri, String idempotencyKey, String body)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(uri))
+                .timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (idempotencyKey != null) {
+            request.header("Idempotency-Key", idempotencyKey);
+        }
+        return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * The shared client, for requests the helpers above do not cover.
+     *
+     * @return client
+     */
+    public static HttpClient client() {
+        return CLIENT;
+    }
+}

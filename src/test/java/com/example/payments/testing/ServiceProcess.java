@@ -1,0 +1,264 @@
+package com.example.payments.testing;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The built service ({@code target/payments-authorization.jar}) running as a child JVM, for tests that need a real
+ * process: real signals, real exit codes, real logs. Ports are chosen by the OS (port 0) and read from the startup
+ * log line. Captures stdout and stderr line by line with the time each line arrived.
+ */
+public final class ServiceProcess implements AutoCloseable {
+
+    private static final Pattern STARTED = Pattern.compile(
+            "serving business traffic on port (\\d+), health probes and metrics on port (\\d+)");
+
+    private final Process process;
+    private final List<String> output = new CopyOnWriteArrayList<>();
+    private volatile int businessPort = -1;
+    private volatile int healthPort = -1;
+
+    private ServiceProcess(Process process) {
+        this.process = process;
+        Thread.ofPlatform().daemon(true).name("child-output").start(this::pump);
+    }
+
+    /**
+     * Starts the service with extra system properties and waits until both listeners are bound.
+     *
+     * @param properties system properties, e.g. {@code shutdown.pre-drain-delay=PT2S}; ports default to 0
+     * @param env        extra environment variables
+     * @return the running process
+     * @throws IOException when the JVM cannot be launched or does not start within 30 s
+     */
+    public static ServiceProcess start(Map<String, String> properties, Map<String, String> env) throws IOException {
+        Path jar = Path.of("target", "payments-authorization.jar");
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException("Build the jar first (mvn package): " + jar.toAbsolutePath());
+        }
+        List<String> command = new ArrayList<>();
+        command.add(javaBinary());
+        command.add("-Dserver.port=" + properties.getOrDefault("server.port", "0"));
+        command.add("-Dhealth-server.port=" + properties.getOrDefault("health-server.port", "0"));
+        properties.forEach((key, value) -> {
+            if (!key.endsWith(".port")) {
+                command.add("-D" + key + "=" + value);
+            }
+        });
+        command.add("-jar");
+        command.add(jar.toString());
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().remove("APP_CONFIG_FILE");
+        builder.environment().putAll(env);
+        ServiceProcess service = new ServiceProcess(builder.start());
+        service.awaitStarted(Duration.ofSeconds(30));
+        return service;
+    }
+
+    /**
+     * Starts the service with extra system properties.
+     *
+     * @param properties system properties
+     * @return the running process
+     * @throws IOException when it does not start
+     */
+    public static ServiceProcess start(Map<String, String> properties) throws IOException {
+        return start(properties, Map.of());
+    }
+
+    /**
+     * Runs the jar expecting it to refuse to start, and returns its exit status and output.
+     *
+     * @param properties system properties
+     * @param env        extra environment variables
+     * @return exit status and output lines
+     * @throws Exception when it does not exit within 30 s
+     */
+    public static Exited runToExit(Map<String, String> properties, Map<String, String> env) throws Exception {
+        ServiceProcess service;
+        List<String> command = new ArrayList<>(List.of(javaBinary()));
+        properties.forEach((key, value) -> command.add("-D" + key + "=" + value));
+        command.addAll(List.of("-jar", Path.of("target", "payments-authorization.jar").toString()));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().remove("APP_CONFIG_FILE");
+        builder.environment().putAll(env);
+        service = new ServiceProcess(builder.start());
+        if (!service.process.waitFor(30, TimeUnit.SECONDS)) {
+            service.process.destroyForcibly();
+            throw new IllegalStateException("Service did not exit: " + service.output);
+        }
+        service.process.getInputStream().close();
+        Thread.sleep(100);
+        return new Exited(service.process.exitValue(), List.copyOf(service.output));
+    }
+
+    /**
+     * Exit status and output of a process that ended.
+     *
+     * @param status exit status
+     * @param output output lines
+     */
+    public record Exited(int status, List<String> output) {
+    }
+
+    /**
+     * The OS process id.
+     *
+     * @return pid
+     */
+    public long pid() {
+        return process.pid();
+    }
+
+    /**
+     * Business listener port.
+     *
+     * @return port
+     */
+    public int businessPort() {
+        return businessPort;
+    }
+
+    /**
+     * Health listener port.
+     *
+     * @return port
+     */
+    public int healthPort() {
+        return healthPort;
+    }
+
+    /**
+     * Sends a real signal with {@code kill}.
+     *
+     * @param signal e.g. {@code TERM}, {@code INT}, {@code KILL}
+     * @throws Exception when kill fails
+     */
+    public void signal(String signal) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill -" + signal + " failed");
+        }
+    }
+
+    /**
+     * Waits for the process to exit.
+     *
+     * @param timeout how long
+     * @return the exit status
+     * @throws Exception when it is still running after the timeout
+     */
+    public int awaitExit(Duration timeout) throws Exception {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("Service still running after " + timeout);
+        }
+        return process.exitValue();
+    }
+
+    /**
+     * Whether the process is running.
+     *
+     * @return {@code true} while alive
+     */
+    public boolean alive() {
+        return process.isAlive();
+    }
+
+    /**
+     * Output lines so far (stdout and stderr merged).
+     *
+     * @return snapshot
+     */
+    public List<String> output() {
+        return List.copyOf(output);
+    }
+
+    /**
+     * Waits for an output line.
+     *
+     * @param match   the line to wait for
+     * @param timeout how long
+     * @return the first matching line
+     * @throws InterruptedException when interrupted
+     */
+    public String awaitLine(Predicate<String> match, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            for (String line : output) {
+                if (match.test(line)) {
+                    return line;
+                }
+            }
+            Thread.sleep(20);
+        }
+        throw new IllegalStateException("No matching line within " + timeout + "; output:\n"
+                                        + String.join("\n", output));
+    }
+
+    private void awaitStarted(Duration timeout) throws IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (businessPort > 0) {
+                return;
+            }
+            if (!process.isAlive()) {
+                throw new IOException("Service exited with " + process.exitValue() + ":\n" + String.join("\n", output));
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException(e);
+            }
+        }
+        process.destroyForcibly();
+        throw new IOException("Service did not start within " + timeout + ":\n" + String.join("\n", output));
+    }
+
+    private void pump() {
+        try (BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                                                                              StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = reader.readLine()) != null) {
+                output.add(line);
+                Matcher matcher = STARTED.matcher(line);
+                if (matcher.find()) {
+                    healthPort = Integer.parseInt(matcher.group(2));
+                    businessPort = Integer.parseInt(matcher.group(1));
+                }
+            }
+        } catch (IOException e) {
+            // process ended
+        }
+    }
+
+    private static String javaBinary() {
+        return ProcessHandle.current().info().command().orElse("java");
+    }
+
+    /** Kills the process if it is still running (SIGKILL), so no test leaves a JVM behind. */
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+            try {
+                process.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
