@@ -44,8 +44,8 @@ import io.helidon.http.media.jackson.JacksonSupport;
 import io.helidon.logging.common.LogConfig;
 import io.helidon.logging.jul.HelidonJsonFormatter;
 import io.helidon.metrics.api.MeterRegistry;
-import io.helidon.metrics.api.Metrics;
-import io.helidon.metrics.api.MetricsConfig;
+import io.helidon.metrics.api.MetricsFactory;
+import io.helidon.service.registry.Services;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.http.DirectHandlers;
 import io.helidon.webserver.http.HttpRouting;
@@ -129,7 +129,8 @@ public final class Main {
      * @return the running service
      */
     static Running start(Config config, AppSettings settings, List<HealthCheck> readinessChecks) {
-        MeterRegistry meters = Metrics.createMeterRegistry(MetricsConfig.create(config.get("metrics")));
+        // Helidon's registries all share Micrometer's global one; use it openly.
+        MeterRegistry meters = Services.get(MetricsFactory.class).globalRegistry();
         HealthState state = new HealthState();
         WorkerWatchdog watchdog = new WorkerWatchdog();
 
@@ -176,7 +177,6 @@ public final class Main {
                                     .endpoint("/")
                                     .addObserver(MetricsObserver.builder()
                                                          .endpoint("metrics")
-                                                         .meterRegistry(meters)
                                                          .build())
                                     .build())
                 .routing(routing -> healthRouting(routing, probes))
@@ -282,10 +282,14 @@ public final class Main {
     record Running(WebServer business, WebServer health, HealthState state, ShutdownSequence shutdown,
                    MeterRegistry meters, List<AutoCloseable> resources) {
 
-        /** Stops both listeners and closes resources without the shutdown sequence (in-JVM tests only). */
+        /**
+         * Stops both listeners, closes resources and removes every meter, without the shutdown sequence (in-JVM tests
+         * only: the next instance in the same JVM registers its own gauges).
+         */
         void stopForTests() {
             business.stop();
             health.stop();
+            meters.meters().forEach(meters::remove);
             for (AutoCloseable resource : resources) {
                 try {
                     resource.close();

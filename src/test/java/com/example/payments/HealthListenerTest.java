@@ -1,0 +1,141 @@
+package com.example.payments;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import com.example.payments.health.Probes;
+
+import io.helidon.health.HealthCheck;
+import io.helidon.health.HealthCheckResponse;
+import org.junit.jupiter.api.Test;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+
+/**
+ * The health listener over the wire: the loopback prober, dependency checks and the circuit breaker, with the
+ * service started through Main's own wiring.
+ */
+class HealthListenerTest {
+
+    /** A dependency whose health the test switches. */
+    static final class Switchable implements HealthCheck {
+        final AtomicBoolean up = new AtomicBoolean(true);
+
+        @Override
+        public String name() {
+            return "test-dependency";
+        }
+
+        @Override
+        public HealthCheckResponse call() {
+            return up.get() ? HealthCheckResponse.builder().build()
+                    : HealthCheckResponse.builder().status(HealthCheckResponse.Status.DOWN)
+                            .detail("error", "switched off by the test").build();
+        }
+    }
+
+    @Test
+    void stoppingTheBusinessListenerFailsReadinessAndLivenessThroughTheProber() throws Exception {
+        try (TestService service = TestService.start(Map.of("health.prober.interval", "PT0.1S",
+                                                            "health.prober.timeout", "PT0.5S"))) {
+            assertThat(service.get(service.health("/health/ready")).statusCode(), is(200));
+            service.running().business().stop();
+            String ready = awaitBody(service, "/health/ready", 503, Duration.ofSeconds(10));
+            assertThat(ready, is("{\"status\":\"unhealthy\",\"errors\":[\"" + Probes.APP_SERVER_NOT_RESPONDING
+                                 + "\"]}"));
+            assertThat(service.get(service.health("/health/live")).statusCode(), is(503));
+            assertThat(service.get(service.health("/health/live")).body(),
+                       containsString(Probes.APP_SERVER_NOT_RESPONDING));
+            // Startup stays complete: boot finished once and for all.
+            assertThat(service.get(service.health("/health/startup")).statusCode(), is(200));
+        }
+    }
+
+    @Test
+    void aFailingRequiredDependencyFailsReadinessNamingItButNeverLiveness() throws Exception {
+        Switchable dependency = new Switchable();
+        try (TestService service = TestService.start(Map.of(), List.of(dependency))) {
+            assertThat(service.get(service.health("/health/ready")).statusCode(), is(200));
+            dependency.up.set(false);
+            var ready = service.get(service.health("/health/ready"));
+            assertThat(ready.statusCode(), is(503));
+            assertThat(ready.body(), is("{\"status\":\"unhealthy\",\"errors\":[\"test-dependency: switched off by "
+                                        + "the test\"]}"));
+            assertThat(service.get(service.health("/health/live")).statusCode(), is(200));
+            dependency.up.set(true);
+            assertThat(service.get(service.health("/health/ready")).statusCode(), is(200));
+        }
+    }
+
+    @Test
+    void thresholdFailingReadinessRequestsTurnLivenessFaultedAndOneSuccessResetsIt() throws Exception {
+        Switchable dependency = new Switchable();
+        dependency.up.set(false);
+        try (TestService service = TestService.start(Map.of("health.circuit-breaker.threshold", "3"),
+                                                     List.of(dependency))) {
+            for (int i = 1; i <= 2; i++) {
+                assertThat(service.get(service.health("/health/ready")).statusCode(), is(503));
+                assertThat("after " + i + " failures", service.get(service.health("/health/live")).statusCode(),
+                           is(200));
+            }
+            assertThat(service.get(service.health("/health/ready")).statusCode(), is(503));
+            var live = service.get(service.health("/health/live"));
+            assertThat(live.statusCode(), is(503));
+            assertThat(live.body(), is("{\"status\":\"faulted\"}"));
+            assertThat(service.metric("readiness_consecutive_failures", Map.of()), is(3.0));
+
+            dependency.up.set(true);
+            assertThat(service.get(service.health("/health/ready")).statusCode(), is(200));
+            assertThat(service.get(service.health("/health/live")).statusCode(), is(200));
+            assertThat(service.metric("readiness_consecutive_failures", Map.of()), is(0.0));
+        }
+    }
+
+    @Test
+    void theLegacyHealthAliasAnswersLikeReadinessButNeverFeedsTheBreaker() throws Exception {
+        Switchable dependency = new Switchable();
+        dependency.up.set(false);
+        try (TestService service = TestService.start(Map.of("health.circuit-breaker.threshold", "3"),
+                                                     List.of(dependency))) {
+            for (int i = 0; i < 10; i++) {
+                var health = service.get(service.health("/health"));
+                assertThat(health.statusCode(), is(503));
+                assertThat(health.body(), containsString("test-dependency: switched off by the test"));
+            }
+            assertThat(service.get(service.health("/health/live")).statusCode(), is(200));
+            assertThat(service.metric("readiness_consecutive_failures", Map.of()), is(0.0));
+        }
+    }
+
+    @Test
+    void probeSuccessGaugesShowTheLastAnswerOfEachProbe() throws Exception {
+        Switchable dependency = new Switchable();
+        try (TestService service = TestService.start(Map.of(), List.of(dependency))) {
+            service.get(service.health("/health/live"));
+            service.get(service.health("/health/startup"));
+            dependency.up.set(false);
+            service.get(service.health("/health/ready"));
+            assertThat(service.metric("probe_success", Map.of("type", "liveness")), is(1.0));
+            assertThat(service.metric("probe_success", Map.of("type", "startup")), is(1.0));
+            assertThat(service.metric("probe_success", Map.of("type", "readiness")), is(0.0));
+            assertThat(service.metric("circuit_breaker_threshold", Map.of()), is(60.0));
+        }
+    }
+
+    private static String awaitBody(TestService service, String path, int status, Duration timeout)
+            throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            var response = service.get(service.health(path));
+            if (response.statusCode() == status || System.nanoTime() > deadline) {
+                assertThat(response.statusCode(), is(status));
+                return response.body();
+            }
+            Thread.sleep(50);
+        }
+    }
+}

@@ -1,0 +1,94 @@
+package com.example.payments;
+
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.example.payments.testing.Http;
+import com.example.payments.testing.MetricsScrape;
+
+import io.helidon.config.Config;
+import io.helidon.config.ConfigSources;
+import io.helidon.health.HealthCheck;
+
+/**
+ * Both listeners started in this JVM through {@link Main#start}, on ports picked by the OS, for over-the-wire tests.
+ */
+final class TestService implements AutoCloseable {
+
+    private final Main.Running running;
+
+    private TestService(Main.Running running) {
+        this.running = running;
+    }
+
+    static TestService start(Map<String, String> overrides) {
+        return start(overrides, List.of());
+    }
+
+    static TestService start(Map<String, String> overrides, List<HealthCheck> readinessChecks) {
+        Map<String, String> values = new HashMap<>(Map.of("server.port", "0", "health-server.port", "0"));
+        values.putAll(overrides);
+        Config config = Config.builder()
+                .disableEnvironmentVariablesSource()
+                .disableSystemPropertiesSource()
+                .addSource(ConfigSources.create(values))
+                .addSource(ConfigSources.classpath("application.yaml"))
+                .build();
+        TestService service = new TestService(Main.start(config, AppSettings.create(config), readinessChecks));
+        service.awaitStarted();
+        return service;
+    }
+
+    Main.Running running() {
+        return running;
+    }
+
+    String business(String path) {
+        return "http://127.0.0.1:" + running.business().port() + path;
+    }
+
+    String health(String path) {
+        return "http://127.0.0.1:" + running.health().port() + path;
+    }
+
+    HttpResponse<String> get(String url) throws IOException, InterruptedException {
+        return Http.get(url);
+    }
+
+    HttpResponse<String> post(String key, String body) throws IOException, InterruptedException {
+        return Http.post(business("/v1/authorizations"), key, body);
+    }
+
+    double metric(String name, Map<String, String> labels) throws IOException, InterruptedException {
+        return MetricsScrape.of(running.health().port()).sum(name, labels);
+    }
+
+    double authorizerInvocations() throws IOException, InterruptedException {
+        return metric("authorizer_invocations_total", Map.of());
+    }
+
+    private void awaitStarted() {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!running.state().startupComplete()) {
+            if (System.nanoTime() > deadline) {
+                close();
+                throw new IllegalStateException("startup did not complete");
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        running.stopForTests();
+    }
+}
