@@ -40,12 +40,18 @@ public final class ProblemDirectHandler implements DirectHandler {
     @Override
     public TransportResponse handle(TransportRequest request, EventType eventType, Status defaultStatus,
                                     ServerResponseHeaders responseHeaders, String message) {
-        Problem problem = switch (eventType) {
-        case PAYLOAD_TOO_LARGE -> isJson(request) ? ProblemResponses.payloadTooLarge(maxPayloadBytes)
+        // Helidon reports an over-size body as BAD_REQUEST with status 413, a missing route as OTHER with 404: the
+        // status says what happened, the event type only where it came from.
+        Problem problem = switch (defaultStatus.code()) {
+        case 413 -> isJson(request) ? ProblemResponses.payloadTooLarge(maxPayloadBytes)
                 : ProblemResponses.unsupportedMediaType();
-        case BAD_REQUEST -> ProblemResponses.badRequest();
-        case OTHER -> byStatus(defaultStatus, eventType, message);
-        default -> internal(eventType, message);
+        case 400 -> ProblemResponses.badRequest();
+        case 404 -> ProblemResponses.notFound("No such resource on this port.");
+        case 503 -> ProblemResponses.overloaded();
+        default -> defaultStatus.code() >= 400 && defaultStatus.code() < 500
+                ? Problem.of("http-" + defaultStatus.code(), defaultStatus.reasonPhrase(), defaultStatus.code(),
+                             defaultStatus.reasonPhrase() + ".")
+                : internal(eventType, message);
         };
         TransportResponse.Builder response = TransportResponse.builder()
                 .status(Status.create(problem.status()))
@@ -66,18 +72,6 @@ public final class ProblemDirectHandler implements DirectHandler {
         return request.headers().contentType()
                 .map(type -> type.test(io.helidon.common.media.type.MediaTypes.APPLICATION_JSON))
                 .orElse(false);
-    }
-
-    // OTHER carries an HttpException's status: 404 no route, 405 wrong method, 503 load shedding, ...
-    private static Problem byStatus(Status status, EventType eventType, String message) {
-        int code = status.code();
-        return switch (code) {
-        case 404 -> ProblemResponses.notFound("No such resource on this port.");
-        case 503 -> ProblemResponses.overloaded();
-        default -> code >= 400 && code < 500
-                ? Problem.of("http-" + code, status.reasonPhrase(), code, status.reasonPhrase() + ".")
-                : internal(eventType, message);
-        };
     }
 
     private static Problem internal(EventType eventType, String message) {
