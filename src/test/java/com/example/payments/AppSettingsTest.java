@@ -1,0 +1,73 @@
+package com.example.payments;
+
+import java.util.Map;
+
+import com.example.payments.config.ConfigurationException;
+
+import io.helidon.config.Config;
+import io.helidon.config.ConfigSources;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/**
+ * Configuration mistakes fail at startup with one line naming the key and the allowed range.
+ */
+class AppSettingsTest {
+
+    private static AppSettings settings(Map<String, String> overrides) {
+        return AppSettings.create(Config.builder()
+                                          .disableEnvironmentVariablesSource()
+                                          .disableSystemPropertiesSource()
+                                          .addSource(ConfigSources.create(overrides))
+                                          .addSource(ConfigSources.classpath("application.yaml"))
+                                          .build());
+    }
+
+    @Test
+    void theShippedDefaultsAreValid() {
+        AppSettings defaults = settings(Map.of());
+        assertThat(defaults.businessPort(), is(8080));
+        assertThat(defaults.healthPort(), is(8081));
+        assertThat(defaults.health().breakerThreshold(), is(60));
+        assertThat(defaults.shutdown().drainTimeout().toSeconds(), is(10L));
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '#', value = {
+            "idempotency.store#memcached#idempotency.store: 'memcached' is not allowed; allowed: in-memory | redis",
+            "health.prober.interval#PT0S#health.prober.interval: 'PT0S' is not allowed; allowed: a duration > PT0S",
+            "health.prober.timeout#-PT1S#health.prober.timeout: 'PT-1S' is not allowed; allowed: a duration > PT0S",
+            "health.prober.interval#500ms#health.prober.interval: '500ms' is not an ISO-8601 duration such as PT5S",
+            "shutdown.drain-timeout#PT0S#shutdown.drain-timeout: 'PT0S' is not allowed; allowed: a duration > PT0S",
+            "shutdown.pre-drain-delay#-PT1S#shutdown.pre-drain-delay: 'PT-1S' is not allowed; allowed: a duration "
+            + ">= PT0S",
+            "authorizer.timeout#PT10S#authorizer.timeout: 'PT10S' is not allowed; allowed: a duration > PT0S and < "
+            + "shutdown.drain-timeout (PT10S), so no request outlives the drain",
+            "shutdown.hard-deadline#PT12S#shutdown.hard-deadline: 'PT12S' is not allowed; allowed: a duration > "
+            + "pre-drain-delay + drain-timeout + cleanup-timeout + metrics-linger = PT13S",
+            "health.circuit-breaker.threshold#-1#health.circuit-breaker.threshold: '-1' is out of range; allowed: "
+            + "an integer from 0 to 2147483647",
+            "health-server.port#8080#health-server.port: '8080' equals server.port; allowed: a port from 0 to 65535 "
+            + "other than server.port (probes need their own listener)",
+            "shutdown.mode#abrupt#shutdown.mode: 'abrupt' is not allowed; allowed: graceful | naive",
+            "idempotency.fingerprint-secret#short#idempotency.fingerprint-secret: too short (5 characters); "
+            + "allowed: at least 16",
+            "idempotency.max-keys#0#idempotency.max-keys: '0' is out of range; allowed: an integer from 1 to "
+            + "2147483647"})
+    void aWrongValueFailsNamingTheKeyAndTheAllowedRange(String key, String value, String message) {
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(Map.of(key, value)));
+        assertThat(e.getMessage(), is(message));
+    }
+
+    @Test
+    void theRedisStoreNeedsAUri() {
+        ConfigurationException e = assertThrows(ConfigurationException.class,
+                                                () -> settings(Map.of("idempotency.store", "redis")));
+        assertThat(e.getMessage().startsWith("idempotency.redis.uri: missing; allowed: redis://"), is(true));
+    }
+}

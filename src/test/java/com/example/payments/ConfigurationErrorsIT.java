@@ -1,0 +1,48 @@
+package com.example.payments;
+
+import java.util.Map;
+
+import com.example.payments.testing.ServiceProcess;
+
+import org.junit.jupiter.api.Test;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
+
+/**
+ * The packaged service refuses a bad configuration: exit status 2 and one line naming the key and the range.
+ */
+class ConfigurationErrorsIT {
+
+    @Test
+    void anUnknownStoreStopsStartupWithOneLineNamingTheKey() throws Exception {
+        ServiceProcess.Exited exited = ServiceProcess.runToExit(Map.of("idempotency.store", "memcached"), Map.of());
+        assertThat(exited.status(), is(2));
+        assertThat(exited.output(), hasItem("Invalid configuration: idempotency.store: 'memcached' is not allowed; "
+                                            + "allowed: in-memory | redis"));
+        assertThat(exited.output().stream().anyMatch(line -> line.contains("Exception")), is(false));
+    }
+
+    @Test
+    void anAuthorizerTimeoutAsLongAsTheDrainStopsStartup() throws Exception {
+        ServiceProcess.Exited exited = ServiceProcess.runToExit(
+                Map.of("authorizer.timeout", "PT20S", "shutdown.drain-timeout", "PT20S",
+                       "shutdown.hard-deadline", "PT40S"), Map.of());
+        assertThat(exited.status(), is(2));
+        assertThat(exited.output(), hasItem("Invalid configuration: authorizer.timeout: 'PT20S' is not allowed; "
+                                            + "allowed: a duration > PT0S and < shutdown.drain-timeout (PT20S), so no "
+                                            + "request outlives the drain"));
+    }
+
+    @Test
+    void environmentVariablesOverrideTheDefaults() throws Exception {
+        ServiceProcess.Exited exited = ServiceProcess.runToExit(
+                Map.of(), Map.of("HEALTH_CIRCUIT_BREAKER_THRESHOLD", "-5"));
+        assertThat(exited.status(), is(2));
+        assertThat(exited.output(), hasItem("Invalid configuration: health.circuit-breaker.threshold: '-5' is out of "
+                                            + "range; allowed: an integer from 0 to 2147483647"));
+        assertThat(exited.output(), not(hasItem("")));
+    }
+}
