@@ -132,7 +132,7 @@ public final class Main {
         // Helidon's registries all share Micrometer's global one; use it openly.
         MeterRegistry meters = Services.get(MetricsFactory.class).globalRegistry();
         HealthState state = new HealthState();
-        WorkerWatchdog watchdog = new WorkerWatchdog();
+        WorkerWatchdog watchdog = new WorkerWatchdog(meters);
 
         InMemoryIdempotencyStore idempotencyStore = InMemoryIdempotencyStore.create(settings.idempotency().maxKeys());
         InMemoryAuthorizationStore authorizationStore =

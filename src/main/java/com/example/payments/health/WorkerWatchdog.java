@@ -3,6 +3,10 @@ package com.example.payments.health;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.helidon.metrics.api.Gauge;
+import io.helidon.metrics.api.MeterRegistry;
+import io.helidon.metrics.api.Tag;
+
 /**
  * Compares each registered worker's {@link Heartbeat} with its staleness threshold. Liveness asks it on every probe;
  * the comparison is a few atomic reads, so liveness stays free of I/O. While draining, liveness does not ask at all:
@@ -11,14 +15,27 @@ import java.util.concurrent.CopyOnWriteArrayList;
 public final class WorkerWatchdog {
 
     private final List<Heartbeat> heartbeats = new CopyOnWriteArrayList<>();
+    private final MeterRegistry meters;
 
     /**
-     * Watches a worker from now on.
+     * Creates a watchdog.
+     *
+     * @param meters where {@code worker_heartbeat_age_seconds{worker}} goes
+     */
+    public WorkerWatchdog(MeterRegistry meters) {
+        this.meters = meters;
+    }
+
+    /**
+     * Watches a worker from now on and exports the age of its heartbeat.
      *
      * @param heartbeat the worker's heartbeat
      */
     public void watch(Heartbeat heartbeat) {
         heartbeats.add(heartbeat);
+        meters.getOrCreate(Gauge.builder("worker_heartbeat_age_seconds", heartbeat, Heartbeat::ageSeconds)
+                                   .tags(List.of(Tag.create("worker", heartbeat.worker())))
+                                   .description("Seconds since the worker's loop last touched its heartbeat"));
     }
 
     /**

@@ -1,0 +1,181 @@
+package com.example.payments;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import com.example.payments.http.Json;
+import com.example.payments.testing.ServiceProcess;
+import com.example.payments.testing.Tools;
+import com.fasterxml.jackson.databind.JsonNode;
+
+import org.junit.jupiter.api.Test;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsInAnyOrder;
+import static org.hamcrest.Matchers.greaterThan;
+import static org.hamcrest.Matchers.is;
+
+/**
+ * Runs every {@code console} example of README.md with curl against the built jar, in order, and fails when a shown
+ * status, header or body field differs from what the service really answers. Ids and timestamps differ from run to
+ * run: a shown id is mapped to the real one the first time it appears, a shown {@code createdAt} must be an instant.
+ */
+class ReadmeExamplesIT {
+
+    private static final String PROMPT = "$ ";
+
+    record Example(String command, List<String> output) {
+    }
+
+    @Test
+    void everyCurlExampleInTheReadmeAnswersAsShown() throws Exception {
+        Tools.require("curl", "apt-get install -y curl");
+        List<Example> examples = examples(Files.readAllLines(Path.of("README.md"), StandardCharsets.UTF_8));
+        assertThat("console examples in README.md", examples.size(), greaterThan(10));
+        Map<String, String> ids = new HashMap<>();
+        try (ServiceProcess service = ServiceProcess.start(Map.of())) {
+            for (Example example : examples) {
+                String command = example.command()
+                        .replace("localhost:8080", "127.0.0.1:" + service.businessPort())
+                        .replace("localhost:8081", "127.0.0.1:" + service.healthPort());
+                for (Map.Entry<String, String> id : ids.entrySet()) {
+                    command = command.replace(id.getKey(), id.getValue());
+                }
+                List<String> actual = run(command);
+                compare(example, actual, ids);
+            }
+        }
+    }
+
+    static List<Example> examples(List<String> readme) {
+        List<Example> examples = new ArrayList<>();
+        Iterator<String> lines = readme.iterator();
+        while (lines.hasNext()) {
+            if (!lines.next().equals("```console")) {
+                continue;
+            }
+            String command = null;
+            List<String> output = new ArrayList<>();
+            for (String line = lines.next(); !line.equals("```"); line = lines.next()) {
+                if (line.startsWith(PROMPT)) {
+                    if (command != null) {
+                        examples.add(new Example(command, output));
+                        output = new ArrayList<>();
+                    }
+                    command = line.substring(PROMPT.length());
+                } else {
+                    output.add(line);
+                }
+            }
+            if (command != null && command.startsWith("curl")) {
+                examples.add(new Example(command, output));
+            }
+        }
+        return examples;
+    }
+
+    private static List<String> run(String command) throws Exception {
+        Process process = new ProcessBuilder("bash", "-c", command).redirectErrorStream(true).start();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        process.waitFor(30, TimeUnit.SECONDS);
+        return List.of(out.replace("\r\n", "\n").split("\n", -1)).stream()
+                .dropWhile(String::isEmpty).toList().reversed().stream().dropWhile(String::isEmpty).toList().reversed();
+    }
+
+    private static void compare(Example example, List<String> actual, Map<String, String> ids) throws Exception {
+        String context = "README example: " + example.command() + "\nactual output:\n" + String.join("\n", actual);
+        List<String> shown = example.output();
+        if (!shown.isEmpty() && shown.getFirst().startsWith("HTTP/1.1 ")) {
+            compareHttp(shown, actual, ids, context);
+        } else if (!shown.isEmpty() && shown.getFirst().startsWith("{")) {
+            compareJson(String.join("\n", shown), String.join("\n", actual), ids, context);
+        } else {
+            assertThat(context, actual, containsInAnyOrder(shown.toArray()));
+        }
+    }
+
+    private static void compareHttp(List<String> shown, List<String> actual, Map<String, String> ids, String context)
+            throws Exception {
+        assertThat(context, actual.getFirst().split(" ")[1], is(shown.getFirst().split(" ")[1]));
+        Map<String, String> actualHeaders = headers(actual);
+        for (Map.Entry<String, String> header : headers(shown).entrySet()) {
+            String name = header.getKey();
+            if (name.equals("date") || name.equals("content-length")) {
+                continue;
+            }
+            String expected = header.getValue();
+            if (name.equals("location")) {
+                String shownId = expected.substring(expected.lastIndexOf('/') + 1);
+                String actualId = actualHeaders.getOrDefault(name, "").substring(
+                        actualHeaders.getOrDefault(name, "").lastIndexOf('/') + 1);
+                ids.putIfAbsent(shownId, actualId);
+                expected = expected.replace(shownId, ids.get(shownId));
+            }
+            assertThat(context + "\nheader " + name, actualHeaders.get(name), is(expected));
+        }
+        compareJson(body(shown), body(actual), ids, context);
+    }
+
+    private static Map<String, String> headers(List<String> response) {
+        Map<String, String> headers = new HashMap<>();
+        for (String line : response.subList(1, response.size())) {
+            if (line.isEmpty()) {
+                break;
+            }
+            int colon = line.indexOf(':');
+            headers.put(line.substring(0, colon).toLowerCase(java.util.Locale.ROOT), line.substring(colon + 1).trim());
+        }
+        return headers;
+    }
+
+    private static String body(List<String> response) {
+        int blank = response.indexOf("");
+        return blank < 0 ? "" : String.join("\n", response.subList(blank + 1, response.size()));
+    }
+
+    private static void compareJson(String shown, String actual, Map<String, String> ids, String context)
+            throws Exception {
+        if (shown.isBlank()) {
+            return;
+        }
+        if (!shown.startsWith("{")) {
+            assertThat(context, actual, is(shown));
+            return;
+        }
+        compareNode(Json.mapper().readTree(shown), Json.mapper().readTree(actual), ids, context, "");
+    }
+
+    private static void compareNode(JsonNode shown, JsonNode actual, Map<String, String> ids, String context,
+                                    String path) {
+        if (shown.isObject()) {
+            List<String> shownFields = new ArrayList<>();
+            shown.fieldNames().forEachRemaining(shownFields::add);
+            List<String> actualFields = new ArrayList<>();
+            actual.fieldNames().forEachRemaining(actualFields::add);
+            assertThat(context + "\nfields of " + path, actualFields, is(shownFields));
+            for (String field : shownFields) {
+                compareNode(shown.get(field), actual.get(field), ids, context, path + "/" + field);
+            }
+        } else if (shown.isArray()) {
+            assertThat(context + "\nsize of " + path, actual.size(), is(shown.size()));
+            for (int i = 0; i < shown.size(); i++) {
+                compareNode(shown.get(i), actual.get(i), ids, context, path + "/" + i);
+            }
+        } else if (path.endsWith("/id")) {
+            ids.putIfAbsent(shown.asText(), actual.asText());
+            assertThat(context + "\n" + path, actual.asText(), is(ids.get(shown.asText())));
+        } else if (path.endsWith("/createdAt")) {
+            Instant.parse(actual.asText());
+        } else {
+            assertThat(context + "\n" + path, actual, is(shown));
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package com.example.payments.testing;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * Finds external tools that some tests need. Outside CI ({@code CI} unset) a missing tool skips the test with a
+ * message naming the tool and how to get it; under {@code CI=true} it fails the test.
+ */
+public final class Tools {
+
+    private Tools() {
+    }
+
+    /**
+     * Finds an executable on the PATH.
+     *
+     * @param name executable name
+     * @return its path
+     */
+    public static Optional<Path> find(String name) {
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return Optional.empty();
+        }
+        for (String dir : path.split(java.io.File.pathSeparator)) {
+            Path candidate = Path.of(dir, name);
+            if (Files.isExecutable(candidate)) {
+                return Optional.of(candidate);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Requires a tool: returns its path, or skips (outside CI) / fails (under CI) the current test.
+     *
+     * @param name    executable name
+     * @param install how to get it, e.g. {@code apt-get install -y redis-server}
+     * @return its path
+     */
+    public static Path require(String name, String install) {
+        Optional<Path> tool = find(name);
+        if (tool.isPresent()) {
+            return tool.get();
+        }
+        String message = name + " is not installed; install it with: " + install + " (or run .ci/run)";
+        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+            throw new AssertionError(message);
+        }
+        Assumptions.abort(message);
+        return null;
+    }
+}
