@@ -204,6 +204,7 @@ public final class Main {
                 .registry(registry)
                 .addWorker(sweeper)
                 .addResource("loopback-prober", prober)
+                .addResource("authorizer", authorizations)
                 .addResource("idempotency-registry", registry)
                 .addResource("dependency-checks", dependencies)
                 .addResource("idempotency-store", idempotencyStore)
@@ -211,7 +212,8 @@ public final class Main {
                 .meters(meters)
                 .build();
         return new Running(business, health, state, shutdown, meters,
-                           List.of(prober, registry, dependencies, idempotencyStore, authorizationStore));
+                           List.of(prober, authorizations, registry, dependencies, idempotencyStore,
+                                   authorizationStore));
     }
 
     /**

@@ -1,17 +1,9 @@
 package com.example.payments.authorization;
 
 import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
-import java.util.UUID;
 
 import com.example.payments.http.Json;
 import com.example.payments.http.Problem;
@@ -20,7 +12,6 @@ import com.example.payments.idempotency.Claim;
 import com.example.payments.idempotency.Fingerprint;
 import com.example.payments.idempotency.IdempotencyKey;
 import com.example.payments.idempotency.IdempotencyRegistry;
-import com.example.payments.idempotency.IdempotencyRegistry.ReleaseReason;
 import com.example.payments.idempotency.IdempotencyStore;
 import com.example.payments.idempotency.StoredResponse;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -31,9 +22,7 @@ import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
 import io.helidon.http.Status;
 import io.helidon.http.media.jackson.JacksonRuntimeException;
-import io.helidon.metrics.api.Counter;
 import io.helidon.metrics.api.MeterRegistry;
-import io.helidon.metrics.api.Tag;
 import io.helidon.webserver.http.HttpRules;
 import io.helidon.webserver.http.HttpService;
 import io.helidon.webserver.http.ServerRequest;
@@ -53,30 +42,28 @@ import io.helidon.webserver.http.ServerResponse;
  * </ul>
  * Every error is an RFC 9457 problem. A decline is a processed request: 201 with {@code "status":"DECLINED"}.
  */
-public final class AuthorizationService implements HttpService {
+public final class AuthorizationService implements HttpService, AutoCloseable {
 
     private static final System.Logger LOGGER = System.getLogger(AuthorizationService.class.getName());
-    private static final String PATH = "/v1/authorizations";
+    static final String PATH = "/v1/authorizations";
     private static final HeaderName IDEMPOTENCY_KEY = HeaderNames.create(IdempotencyKey.HEADER);
     /** Response header marking a replayed response (IETF idempotency-key draft practice). */
     public static final HeaderName IDEMPOTENT_REPLAYED = HeaderNames.create("Idempotent-Replayed");
 
     private final IdempotencyRegistry registry;
     private final Fingerprint fingerprint;
-    private final BoundedAuthorizer authorizer;
     private final AuthorizationStore store;
     private final RequestValidator validator;
-    private final Clock clock;
-    private final MeterRegistry meters;
+    private final AuthorizationProcessor processor;
 
     private AuthorizationService(Builder builder) {
         this.registry = builder.registry;
         this.fingerprint = builder.fingerprint;
-        this.authorizer = new BoundedAuthorizer(builder.authorizer, builder.settings.timeout(), builder.meters);
         this.store = builder.store;
-        this.clock = builder.clock;
-        this.validator = new RequestValidator(clock);
-        this.meters = builder.meters;
+        this.validator = new RequestValidator(builder.clock);
+        this.processor = new AuthorizationProcessor(builder.registry,
+                new BoundedAuthorizer(builder.authorizer, builder.settings.timeout(), builder.meters),
+                builder.store, builder.clock, builder.meters);
     }
 
     /**
@@ -92,6 +79,12 @@ public final class AuthorizationService implements HttpService {
     public void routing(HttpRules rules) {
         rules.post(PATH, this::authorize)
                 .get(PATH + "/{id}", this::find);
+    }
+
+    /** Stops the authorizer's executor; in-flight calls are interrupted. Called in the shutdown cleanup phase. */
+    @Override
+    public void close() {
+        processor.close();
     }
 
     private void authorize(ServerRequest req, ServerResponse res) throws InterruptedException {
@@ -122,7 +115,7 @@ public final class AuthorizationService implements HttpService {
             return;
         }
         switch (claim) {
-        case Claim.Acquired acquired -> runAuthorizer(res, acquired, request, key.get());
+        case Claim.Acquired acquired -> answer(res, processor.process(acquired, request, key.get()));
         case Claim.Replay replay -> replay(res, replay.response());
         case Claim.InFlight inFlight -> ProblemResponses.sendRetryable(res, Problem.of(
                 "request-in-progress", "Request in progress", 409,
@@ -147,72 +140,22 @@ public final class AuthorizationService implements HttpService {
         return validator.validate(body);
     }
 
-    private void runAuthorizer(ServerResponse res, Claim.Acquired claim, AuthorizationRequest request,
-                               IdempotencyKey key) throws InterruptedException {
-        boolean decided = false;
-        try {
-            AuthorizationAttempt attempt = new AuthorizationAttempt(attemptId(request.merchantId(), key), request);
-            switch (authorizer.authorize(attempt)) {
-            case BoundedAuthorizer.Decided decision -> {
-                // From here on the issuer has decided: the key must never be released, or a retry would authorize
-                // the same payment a second time.
-                decided = true;
-                Authorization authorization = record(request, decision.decision());
-                byte[] body = Json.bytes(authorization);
-                String location = PATH + "/" + authorization.id();
-                persist(claim, authorization, new StoredResponse(201, location,
-                        HeaderValues.CONTENT_TYPE_JSON.values(), body));
-                meters.getOrCreate(Counter.builder("authorizations").tags(List.of(
-                        Tag.create("status", authorization.status().toLowerCase(Locale.ROOT))))
-                        .description("Processed authorizations by status")).increment();
-                res.status(Status.CREATED_201)
-                        .header(HeaderNames.LOCATION, location)
-                        .header(HeaderValues.CONTENT_TYPE_JSON)
-                        .send(body);
-            }
-            case BoundedAuthorizer.Failed failed -> {
-                registry.release(claim, ReleaseReason.ISSUER_UNAVAILABLE);
-                ProblemResponses.send(res, Problem.of("issuer-unavailable", "Issuer unavailable", 502,
-                        "The card issuer could not be reached; the outcome is unknown. Retry with the same "
-                        + "Idempotency-Key."));
-            }
-            case BoundedAuthorizer.TimedOut timedOut -> {
-                registry.release(claim, ReleaseReason.ISSUER_TIMEOUT);
-                ProblemResponses.send(res, Problem.of("issuer-timeout", "Issuer timeout", 504,
-                        "The card issuer did not answer in time; the outcome is unknown. Retry with the same "
-                        + "Idempotency-Key."));
-            }
-            }
-        } catch (InterruptedException e) {
-            // Only the end of the drain interrupts a request: free the key so a retry on another replica runs.
-            if (!decided) {
-                registry.release(claim, ReleaseReason.SHUTDOWN);
-            }
-            throw e;
-        } finally {
-            if (!decided) {
-                registry.release(claim, ReleaseReason.ERROR);
-            }
+    private void answer(ServerResponse res, AuthorizationProcessor.Result result) {
+        switch (result) {
+        case AuthorizationProcessor.Authorized authorized -> {
+            StoredResponse stored = authorized.response();
+            res.status(Status.create(stored.status()))
+                    .header(HeaderNames.LOCATION, stored.location())
+                    .header(HeaderNames.CONTENT_TYPE, stored.contentType())
+                    .send(stored.body());
         }
-    }
-
-    /**
-     * Keeps the decision for GET and for replays. A store failure here does not change the answer: the issuer has
-     * decided, so the client gets its 201; the key stays IN_FLIGHT until its lease expires and a later retry reaches
-     * the issuer with the same attempt id, which lets the issuer deduplicate.
-     */
-    private void persist(Claim.Acquired claim, Authorization authorization, StoredResponse response) {
-        try {
-            store.save(authorization);
-        } catch (AuthorizationStore.StoreUnavailableException e) {
-            LOGGER.log(Level.ERROR, "Authorization {0} decided but not stored for GET: {1}", authorization.id(),
-                       e.getMessage());
-        }
-        try {
-            registry.complete(claim, response);
-        } catch (IdempotencyStore.UnavailableException e) {
-            LOGGER.log(Level.ERROR, "Authorization {0} decided but its response not stored for replay: {1}",
-                       authorization.id(), e.getMessage());
+        case AuthorizationProcessor.IssuerUnavailable unavailable -> ProblemResponses.send(res, Problem.of(
+                "issuer-unavailable", "Issuer unavailable", 502,
+                "The card issuer could not be reached; the outcome is unknown. Retry with the same Idempotency-Key."));
+        case AuthorizationProcessor.IssuerTimeout timeout -> ProblemResponses.send(res, Problem.of(
+                "issuer-timeout", "Issuer timeout", 504,
+                "The card issuer did not answer in time; the outcome is unknown. Retry with the same "
+                + "Idempotency-Key."));
         }
     }
 
@@ -241,25 +184,6 @@ public final class AuthorizationService implements HttpService {
             return;
         }
         res.header(HeaderValues.CONTENT_TYPE_JSON).send(Json.bytes(found.get()));
-    }
-
-    private Authorization record(AuthorizationRequest request, Authorizer.Decision decision) {
-        Card card = request.card();
-        return new Authorization(UUID.randomUUID().toString(), decision.approved() ? "APPROVED" : "DECLINED",
-                                 decision.declineCode(), request.merchantId(), request.reference(), request.amount(),
-                                 new Authorization.CardSummary(card.brand(), card.last4()),
-                                 Instant.now(clock).truncatedTo(ChronoUnit.MILLIS).toString());
-    }
-
-    // Same merchant + key -> same attempt id on every replica and every retry, so the issuer can deduplicate.
-    static String attemptId(String merchantId, IdempotencyKey key) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256")
-                    .digest((merchantId + '\n' + key.value()).getBytes(StandardCharsets.UTF_8));
-            return "att_" + HexFormat.of().formatHex(digest, 0, 16);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required of every JDK", e);
-        }
     }
 
     private static Problem invalidKey(boolean present) {
