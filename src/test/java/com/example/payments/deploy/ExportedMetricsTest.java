@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -31,7 +30,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 class ExportedMetricsTest {
 
     private static final Pattern PORTS = Pattern.compile("on port (\\d+), health probes and metrics on port (\\d+)");
-    private static final Pattern SELECTOR = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)\\{([^}]*)}");
     private static final Pattern MATCHER = Pattern.compile("(\\w+)=\"([^\"]*)\"");
     private static final Pattern LE = Pattern.compile("le=\\\\?\"([^\"\\\\]+)\\\\?\"");
     private static final Duration DEADLINE = Duration.ofSeconds(60);
@@ -39,16 +37,12 @@ class ExportedMetricsTest {
 
     @Test
     void alertRulesSelectSeriesThatARealShutdownScrapeContains(@TempDir Path dir) throws Exception {
-        List<Map<String, Object>> rules = MonitoringManifestsTest.rules(RenderedOverlay.of("prod"));
+        List<MonitoringManifestsTest.Selector> selectors = MonitoringManifestsTest.selectors(RenderedOverlay.of("prod"));
         String scrape = scrapeDuringMetricsLinger(dir.resolve("service.log"));
 
-        for (Map<String, Object> rule : rules) {
-            Matcher selector = SELECTOR.matcher(String.valueOf(rule.get("expr")));
-            while (selector.find()) {
-                assertTrue(hasSample(scrape, selector.group(1), selector.group(2)),
-                           () -> rule.get("alert") + " selects " + selector.group() + ", absent from a real scrape:\n"
-                                 + scrape);
-            }
+        for (MonitoringManifestsTest.Selector selector : selectors) {
+            assertTrue(hasSample(scrape, selector.name(), selector.matchers()),
+                       () -> "the rules select " + selector + ", absent from a real scrape:\n" + scrape);
         }
         String unitTests = Files.readString(DeployTools.projectRoot()
                                                     .resolve("src/test/resources/deploy/prometheus-rules-test.yaml"));

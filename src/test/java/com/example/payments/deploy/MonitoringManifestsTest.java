@@ -1,6 +1,7 @@
 package com.example.payments.deploy;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -72,13 +73,9 @@ class MonitoringManifestsTest {
     @MethodSource("com.example.payments.deploy.Environments#productionLike")
     void alertsSelectOnlyExportedSeriesWithTheApplicationScope(String environment) {
         Set<String> selected = new TreeSet<>();
-        for (Map<String, Object> rule : rules(RenderedOverlay.of(environment))) {
-            Matcher selector = SELECTOR.matcher(String.valueOf(rule.get("expr")));
-            while (selector.find()) {
-                selected.add(selector.group(1));
-                assertThat(rule.get("alert") + " selects " + selector.group(), selector.group(2),
-                           containsString("scope=\"application\""));
-            }
+        for (Selector selector : selectors(RenderedOverlay.of(environment))) {
+            selected.add(selector.name());
+            assertThat(selector.toString(), selector.matchers(), containsString("scope=\"application\""));
         }
 
         for (String name : selected) {
@@ -86,6 +83,36 @@ class MonitoringManifestsTest {
                        () -> environment + ": the rules select " + name + ", which the service does not export");
         }
         assertThat(selected, hasItem("shutdown_duration_seconds_bucket"));
+    }
+
+    /**
+     * A series selector of a rule expression, e.g. {@code probe_success{type="readiness",scope="application"}}.
+     *
+     * @param name     metric name
+     * @param matchers label matchers between the braces
+     */
+    record Selector(String name, String matchers) {
+        @Override
+        public String toString() {
+            return name + "{" + matchers + "}";
+        }
+    }
+
+    /**
+     * Every series selector with braces in the rules' expressions.
+     *
+     * @param overlay rendered overlay with a PrometheusRule
+     * @return selectors in rule order
+     */
+    static List<Selector> selectors(RenderedOverlay overlay) {
+        List<Selector> found = new ArrayList<>();
+        for (Map<String, Object> rule : rules(overlay)) {
+            Matcher selector = SELECTOR.matcher(String.valueOf(rule.get("expr")));
+            while (selector.find()) {
+                found.add(new Selector(selector.group(1), selector.group(2)));
+            }
+        }
+        return found;
     }
 
     static List<Map<String, Object>> rules(RenderedOverlay overlay) {

@@ -1,12 +1,18 @@
 package com.example.payments.deploy;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -16,6 +22,7 @@ import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,6 +37,8 @@ class OverlayManifestsTest {
     /** Stands in for a real fingerprint secret where a test needs the service to accept the config. */
     static final Map<String, String> REAL_LOOKING_SECRET =
             Map.of("idempotency.fingerprint-secret", "stand-in-for-a-real-secret-of-32-chars");
+
+    private static final Pattern CARD_LIKE = Pattern.compile("\\d{12,}");
 
     /** Config roots of the service: an environment variable under one of them overrides the mounted file. */
     private static final List<String> CONFIG_ROOT_PREFIXES =
@@ -71,6 +80,18 @@ class OverlayManifestsTest {
         RuntimeException refused = assertThrows(RuntimeException.class, config::validateAsTheServiceDoes);
 
         assertThat(refused.getMessage(), containsString("idempotency.fingerprint-secret"));
+    }
+
+    @Test
+    void noCardLikeNumberAppearsInConfigOrManifests() throws IOException {
+        Path root = DeployTools.projectRoot();
+        try (Stream<Path> files = Stream.concat(Files.walk(root.resolve("config")), Files.walk(root.resolve("k8s")))) {
+            for (Path file : files.filter(Files::isRegularFile).toList()) {
+                assertFalse(CARD_LIKE.matcher(Files.readString(file)).find(),
+                            () -> root.relativize(file) + " holds a run of 12 or more digits: card numbers belong in "
+                                  + "tests and docs only");
+            }
+        }
     }
 
     @ParameterizedTest

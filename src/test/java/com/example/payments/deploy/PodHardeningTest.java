@@ -127,6 +127,16 @@ class PodHardeningTest {
         assertFalse(overlay.deployment().getSpec().getTemplate().getSpec().getTopologySpreadConstraints().isEmpty());
     }
 
+    @ParameterizedTest
+    @MethodSource("com.example.payments.deploy.Environments#all")
+    void containerRequestsCpuAndMemoryAndIsGuaranteedItsMemory(String environment) {
+        var resources = RenderedOverlay.of(environment).container().getResources();
+
+        assertTrue(resources.getRequests().containsKey("cpu") && resources.getRequests().containsKey("memory"));
+        // The heap is a share of the memory limit; a request below it would let the node overcommit what the JVM uses.
+        assertEquals(resources.getLimits().get("memory"), resources.getRequests().get("memory"));
+    }
+
     @Test
     void prodScalesWithAHorizontalPodAutoscalerOnTheDeployment() {
         HorizontalPodAutoscaler hpa = RenderedOverlay.of("prod").one(HorizontalPodAutoscaler.class);
