@@ -1,0 +1,184 @@
+package com.example.payments.deploy;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.helidon.common.media.type.MediaTypes;
+import io.helidon.config.Config;
+import io.helidon.config.ConfigSources;
+
+/**
+ * The configuration a pod of a rendered overlay runs with, layered as {@code Main.config} layers it: the container's
+ * Secret-backed environment variables, above the file named by {@code APP_CONFIG_FILE} (read from the very ConfigMap
+ * the Deployment mounts at that path), above {@code application.yaml}.
+ */
+final class EnvironmentConfig {
+
+    /** Container environment variables that carry secrets, and the config key Helidon maps each one to. */
+    static final Map<String, String> SECRET_ENV_KEYS = Map.of(
+            "IDEMPOTENCY_FINGERPRINT_SECRET", "idempotency.fingerprint-secret",
+            "IDEMPOTENCY_REDIS_URI", "idempotency.redis.uri");
+
+    private final String fileContent;
+    private final Config config;
+
+    private EnvironmentConfig(String fileContent, Config config) {
+        this.fileContent = fileContent;
+        this.config = config;
+    }
+
+    /**
+     * The configuration of the overlay's pods, with the Secret values the overlay renders.
+     *
+     * @param overlay rendered overlay
+     * @return its configuration
+     */
+    static EnvironmentConfig of(RenderedOverlay overlay) {
+        return of(overlay, Map.of());
+    }
+
+    /**
+     * The configuration of the overlay's pods, with some Secret-backed keys replaced (as a real Secret would).
+     *
+     * @param overlay         rendered overlay
+     * @param secretOverrides config key to value, e.g. {@code idempotency.fingerprint-secret}
+     * @return its configuration
+     */
+    static EnvironmentConfig of(RenderedOverlay overlay, Map<String, String> secretOverrides) {
+        String content = mountedConfigFile(overlay);
+        Map<String, String> secrets = new LinkedHashMap<>(secretValues(overlay));
+        secrets.putAll(secretOverrides);
+        Config config = Config.builder()
+                .disableEnvironmentVariablesSource()
+                .disableSystemPropertiesSource()
+                .addSource(ConfigSources.create(secrets))
+                .addSource(ConfigSources.create(content, MediaTypes.APPLICATION_YAML))
+                .addSource(ConfigSources.classpath("application.yaml"))
+                .build();
+        return new EnvironmentConfig(content, config);
+    }
+
+    /**
+     * The merged configuration.
+     *
+     * @return config root
+     */
+    Config config() {
+        return config;
+    }
+
+    /**
+     * The mounted file's text, as the pod sees it.
+     *
+     * @return YAML
+     */
+    String fileContent() {
+        return fileContent;
+    }
+
+    /**
+     * A duration key, parsed as the service parses it. {@code application.yaml} defines every key this is asked for.
+     *
+     * @param key full key, e.g. {@code shutdown.drain-timeout}
+     * @return the duration
+     */
+    Duration duration(String key) {
+        String raw = string(key);
+        try {
+            return Duration.parse(raw.trim());
+        } catch (RuntimeException e) {
+            throw new AssertionError(key + ": '" + raw + "' is not an ISO-8601 duration", e);
+        }
+    }
+
+    /**
+     * A string key.
+     *
+     * @param key full key
+     * @return its value
+     * @throws AssertionError when absent from every layer
+     */
+    String string(String key) {
+        return config.get(key).asString().orElseThrow(() -> new AssertionError(key + " is not configured"));
+    }
+
+    /**
+     * Runs the service's own startup validation ({@code AppSettings.create}, the code {@code Main} runs before it
+     * binds a port) on this configuration.
+     *
+     * @throws RuntimeException the service's {@code ConfigurationException}, naming the key, when it would refuse
+     *                          to start
+     */
+    void validateAsTheServiceDoes() {
+        try {
+            Method create = Class.forName("com.example.payments.AppSettings").getDeclaredMethod("create", Config.class);
+            create.setAccessible(true);
+            create.invoke(null, config);
+        } catch (InvocationTargetException e) {
+            if (e.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new AssertionError(e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError("AppSettings.create(Config) not found: update EnvironmentConfig", e);
+        }
+    }
+
+    private static String mountedConfigFile(RenderedOverlay overlay) {
+        Container container = overlay.container();
+        String file = container.getEnv().stream().filter(e -> "APP_CONFIG_FILE".equals(e.getName())).findFirst()
+                .map(EnvVar::getValue)
+                .orElseThrow(() -> new AssertionError("container sets no APP_CONFIG_FILE: the service would run on "
+                                                      + "its laptop defaults"));
+        Path path = Path.of(file);
+        VolumeMount mount = container.getVolumeMounts().stream()
+                .filter(m -> Path.of(m.getMountPath()).equals(path.getParent())).findFirst()
+                .orElseThrow(() -> new AssertionError("APP_CONFIG_FILE=" + file + " but nothing is mounted at "
+                                                      + path.getParent()));
+        ConfigMap configMap = overlay.configMapOfVolume(mount.getName());
+        String content = configMap.getData() == null ? null : configMap.getData().get(path.getFileName().toString());
+        if (content == null) {
+            throw new AssertionError("ConfigMap " + configMap.getMetadata().getName() + " has no key "
+                                     + path.getFileName() + " for APP_CONFIG_FILE=" + file);
+        }
+        return content;
+    }
+
+    private static Map<String, String> secretValues(RenderedOverlay overlay) {
+        Map<String, String> values = new LinkedHashMap<>();
+        for (EnvVar env : overlay.container().getEnv()) {
+            if (env.getValueFrom() == null || env.getValueFrom().getSecretKeyRef() == null) {
+                continue;
+            }
+            String key = SECRET_ENV_KEYS.get(env.getName());
+            if (key == null) {
+                throw new AssertionError("Secret-backed variable " + env.getName() + " maps to no known config key: "
+                                         + "add it to EnvironmentConfig.SECRET_ENV_KEYS");
+            }
+            Secret secret = overlay.secret(env.getValueFrom().getSecretKeyRef().getName());
+            values.put(key, secretValue(secret, env.getValueFrom().getSecretKeyRef().getKey()));
+        }
+        return values;
+    }
+
+    private static String secretValue(Secret secret, String key) {
+        if (secret.getStringData() != null && secret.getStringData().containsKey(key)) {
+            return secret.getStringData().get(key);
+        }
+        if (secret.getData() != null && secret.getData().containsKey(key)) {
+            return new String(Base64.getDecoder().decode(secret.getData().get(key)), StandardCharsets.UTF_8);
+        }
+        throw new AssertionError("Secret " + secret.getMetadata().getName() + " has no key " + key);
+    }
+}
