@@ -70,6 +70,42 @@ public final class Timeline {
     }
 
     /**
+     * Adds an event that happened at a known time.
+     *
+     * @param nanos  {@link System#nanoTime()} when it happened
+     * @param source who saw it
+     * @param what   what happened
+     * @return the event
+     */
+    public Event addAt(long nanos, String source, String what) {
+        Event event = new Event(nanos, source, what);
+        events.add(event);
+        return event;
+    }
+
+    /**
+     * Adds the service's log lines that match, as {@code service} events at the time each line arrived (a few ms
+     * after it was written): the phase boundaries of the shutdown come from here.
+     *
+     * @param lines the child's output
+     * @param match which lines to add, e.g. those of the shutdown sequence
+     */
+    public void addServiceLines(List<ServiceProcess.Line> lines, Predicate<String> match) {
+        lines.stream().filter(line -> match.test(line.text()))
+                .forEach(line -> addAt(line.nanos(), "service", line.text()));
+    }
+
+    /**
+     * Milliseconds from the signal to a {@link System#nanoTime()} value (negative before it).
+     *
+     * @param nanos the time
+     * @return ms
+     */
+    public long millis(long nanos) {
+        return millis(new Event(nanos, "", ""));
+    }
+
+    /**
      * Milliseconds from the signal to an event (negative before it; from the timeline's creation if no signal yet).
      *
      * @param event the event
