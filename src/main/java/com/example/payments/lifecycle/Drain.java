@@ -45,11 +45,13 @@ final class Drain {
         if (left > 0) {
             stopper.join(Duration.ofNanos(left));
         }
-        int cutOff = stopper.isAlive() ? inFlight.count() : 0;
-        if (cutOff > 0) {
-            LOGGER.log(Level.WARNING, "Drain timeout of {0,number,#} ms reached with {1,number,#} requests still in "
-                                      + "flight; they are cut off", timeout.toMillis(), cutOff);
+        if (!stopper.isAlive()) {
+            return 0;
         }
+        int cutOff = inFlight.count();
+        LOGGER.log(Level.WARNING, "Drain timeout of {0,number,#} ms reached with {1,number,#} requests still in flight "
+                                  + "and the business listener still closing connections; they are cut off",
+                   timeout.toMillis(), cutOff);
         return cutOff;
     }
 }

@@ -85,7 +85,7 @@ class GracefulShutdownIT {
             }
             long drainStart = lineMillis(timeline, service, "Shutdown phase drain:");
             assertThat("the POSTs were still running when the drain began", lastPostEnd, greaterThan(drainStart));
-            assertThat("the drain waited for them", phaseMillis(service, "drain"), greaterThan(500L));
+            assertThat("the drain waited for them", phaseMillis(service, "drain"), greaterThan(200L));
             assertThat(lineMillis(timeline, service, "Shutdown summary"), greaterThan(drainStart));
             assertThat(String.join("\n", service.output()), containsString("requests cut off by the drain timeout: 0"));
 

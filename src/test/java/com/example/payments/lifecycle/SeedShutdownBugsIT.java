@@ -43,7 +43,7 @@ class SeedShutdownBugsIT {
     @Test
     void drainWaitsForInFlightRequestsEvenAfterTheServiceOutlivedEveryShutdownTimeout() throws Exception {
         Timeline timeline = Timeline.create("seed-bug-1-deadline-created-at-startup");
-        Map<String, String> config = config("shutdown.pre-drain-delay", "PT1S", "shutdown.drain-timeout", "PT3S",
+        Map<String, String> config = config("shutdown.pre-drain-delay", "PT0.5S", "shutdown.drain-timeout", "PT3S",
                                             "shutdown.cleanup-timeout", "PT1S", "shutdown.hard-deadline", "PT6S",
                                             "authorizer.timeout", "PT2.5S", "authorizer.simulated-latency", "PT2S");
         long launched = System.nanoTime();

@@ -1,5 +1,6 @@
 package com.example.payments.lifecycle;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -68,7 +69,9 @@ class ShutdownSignalsIT {
             service.awaitReady(EXIT);
             service.signal("TERM");
             timeline.signalSent("TERM");
-            Thread.sleep(500);
+            // Handled before the next one is sent: two pending SIGTERMs would merge into one.
+            service.awaitLine(line -> line.contains(SEQUENCE_FIRST_LINE), Duration.ofSeconds(5));
+            Thread.sleep(200);
             service.signal("TERM");
             timeline.add("test", "kill -TERM (second)");
             service.signal("INT");

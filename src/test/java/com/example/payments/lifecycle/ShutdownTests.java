@@ -3,6 +3,8 @@ package com.example.payments.lifecycle;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -29,6 +31,7 @@ final class ShutdownTests {
     static final Duration POLL = Duration.ofMillis(100);
     static final Duration EXIT = Duration.ofSeconds(30);
     static final String SEQUENCE = "lifecycle.ShutdownSequence";
+    private static final Pattern TIMESTAMP = Pattern.compile("(\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3})");
     private static final Pattern PHASE_DONE = Pattern.compile("Shutdown phase (\\S+) done in (\\d+) ms");
 
     private ShutdownTests() {
@@ -126,7 +129,9 @@ final class ShutdownTests {
     }
 
     /**
-     * Milliseconds since the signal at which the first service line containing a text arrived.
+     * Milliseconds since the signal at which the service wrote the first line containing a text: the timestamp of
+     * the line itself (text and JSON format alike), taken when the event was logged; when a line has none, the
+     * time it arrived here, a few ms later (more on a loaded machine).
      *
      * @param timeline the timeline (its signal is the origin)
      * @param service  the service
@@ -135,14 +140,19 @@ final class ShutdownTests {
      * @throws AssertionError when no line contains it
      */
     static long lineMillis(Timeline timeline, ServiceProcess service, String fragment) {
-        return service.lines().stream().filter(line -> line.text().contains(fragment)).findFirst()
-                .map(line -> timeline.millis(line.nanos()))
+        ServiceProcess.Line line = service.lines().stream().filter(l -> l.text().contains(fragment)).findFirst()
                 .orElseThrow(() -> new AssertionError("No log line contains '" + fragment + "':\n"
                                                       + String.join("\n", service.output())));
+        java.util.regex.Matcher timestamp = TIMESTAMP.matcher(line.text());
+        if (timestamp.find()) {
+            return timeline.millisAtEpoch(LocalDateTime.parse(timestamp.group(1)).atZone(ZoneId.systemDefault())
+                                                  .toInstant().toEpochMilli());
+        }
+        return timeline.millis(line.nanos());
     }
 
     /**
-     * Milliseconds since the signal at which the service's first shutdown line arrived: the signal was handled (and
+     * Milliseconds since the signal at which the service logged its first shutdown line: the signal was handled (and
      * {@code draining} set) by then. Between {@code kill} returning and this, the JVM's signal dispatcher has not
      * necessarily run yet: a few ms on an idle machine, 100 ms and more on a loaded one; a request in that window
      * races the signal itself, so tests judge "after the signal" from here.

@@ -29,6 +29,7 @@ public final class Timeline {
 
     private final String name;
     private final long startNanos = System.nanoTime();
+    private final long startEpochMillis = System.currentTimeMillis();
     private volatile long signalNanos = Long.MIN_VALUE;
     private final List<Event> events = new CopyOnWriteArrayList<>();
 
@@ -103,6 +104,17 @@ public final class Timeline {
      */
     public long millis(long nanos) {
         return millis(new Event(nanos, "", ""));
+    }
+
+    /**
+     * Milliseconds from the signal to a wall-clock time, e.g. the timestamp the service wrote in a log line (the
+     * service runs on the same machine, so the same clock): more precise than when the line arrived here.
+     *
+     * @param epochMillis milliseconds since the epoch
+     * @return ms since the signal (negative before it)
+     */
+    public long millisAtEpoch(long epochMillis) {
+        return millis(startNanos + (epochMillis - startEpochMillis) * 1_000_000L);
     }
 
     /**
