@@ -203,12 +203,13 @@ public final class Main {
                 .inFlight(inFlight)
                 .registry(registry)
                 .addWorker(sweeper)
-                .addResource("loopback-prober", prober)
+                .closeWhenDrainBegins("loopback-prober", prober)
                 .addResource("authorizer", authorizations)
                 .addResource("idempotency-registry", registry)
                 .addResource("dependency-checks", dependencies)
                 .addResource("idempotency-store", idempotencyStore)
                 .addResource("authorization-store", (AuthorizationStore) authorizationStore)
+                .addDiscoveredResources()
                 .meters(meters)
                 .build();
         return new Running(business, health, state, shutdown, meters,

@@ -1,18 +1,27 @@
 package com.example.payments.lifecycle;
 
-import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.logging.Formatter;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import java.util.logging.SimpleFormatter;
 
 /**
- * The last line of defence of the shutdown sequence: when {@code shutdown.hard-deadline} (counted from the signal)
- * passes before the sequence exits, logs the phase that hung, flushes the logs and halts with exit status 1. Halting
- * (not exiting) because a hung phase may hold locks that shutdown hooks would wait on.
+ * The last line of defence of the shutdown sequence: when {@code shutdown.hard-deadline} (default 30 s, counted from
+ * the signal) passes before the process has exited, logs the phase that hung, flushes the logs and halts with exit
+ * status 1. Halting, not exiting, because the hang may be a JVM shutdown hook, and {@code System.exit} would wait for
+ * it.
+ *
+ * <p>Every phase of the sequence is bounded by its own timeout, so what this catches is whatever is not: a JVM
+ * shutdown hook of some library that never returns, a store that hangs while keys are released, a bug.
  */
 final class HardDeadline {
 
-    private static final System.Logger LOGGER = System.getLogger(HardDeadline.class.getName());
+    private static final Logger LOGGER = Logger.getLogger(ShutdownSequence.class.getName());
 
     private HardDeadline() {
     }
@@ -20,21 +29,40 @@ final class HardDeadline {
     /**
      * Starts the watchdog on a daemon thread.
      *
-     * @param deadlineNanos {@link System#nanoTime()} value at which to halt, created at the signal
+     * @param deadlineNanos {@link System#nanoTime()} value at which to halt, computed from the signal's time
      * @param configured    the configured deadline, for the log line
      * @param phase         the phase running now
      */
     static void arm(long deadlineNanos, Duration configured, Supplier<String> phase) {
+        // Kept now: once System.exit has begun, the JDK's logging shutdown hook removes every handler, and the line
+        // that explains exit status 1 must still be written, in the configured format.
+        Formatter formatter = rootFormatter();
         Thread.ofPlatform().name("shutdown-hard-deadline").daemon(true).start(() -> {
             try {
                 TimeUnit.NANOSECONDS.sleep(deadlineNanos - System.nanoTime());
             } catch (InterruptedException e) {
                 return;
             }
-            LOGGER.log(Level.ERROR, "Shutdown hard deadline of {0,number,#} ms exceeded; hung in phase {1}; halting with exit "
-                                    + "status 1", configured.toMillis(), phase.get());
+            LogRecord record = new LogRecord(Level.SEVERE, "Shutdown hard deadline of {0} ms exceeded; hung in "
+                                                           + "phase {1}; halting with exit status 1");
+            record.setParameters(new Object[] {String.valueOf(configured.toMillis()), phase.get()});
+            record.setLoggerName(LOGGER.getName());
+            if (Logger.getLogger("").getHandlers().length > 0) {
+                LOGGER.log(record);
+            } else {
+                System.out.print(formatter.format(record));
+            }
             Logs.flush();
             Runtime.getRuntime().halt(1);
         });
+    }
+
+    private static Formatter rootFormatter() {
+        for (Handler handler : Logger.getLogger("").getHandlers()) {
+            if (handler.getFormatter() != null) {
+                return handler.getFormatter();
+            }
+        }
+        return new SimpleFormatter();
     }
 }

@@ -52,16 +52,21 @@ public final class PeriodicWorker {
         return heartbeat.worker();
     }
 
+    /** Asks the loop to stop and interrupts its pause; no new run starts. Returns at once. */
+    public void requestStop() {
+        running = false;
+        thread.interrupt();
+    }
+
     /**
-     * Asks the loop to stop, interrupts its pause and waits for it; no new run starts.
+     * Waits for the loop to end after {@link #requestStop()}.
      *
-     * @param deadlineNanos {@link System#nanoTime()} value after which the worker is interrupted and abandoned
+     * @param deadlineNanos {@link System#nanoTime()} value after which the worker is abandoned (it runs on a daemon
+     *                      thread, so it cannot hold the process up)
      * @return {@code true} when the loop ended before the deadline
      * @throws InterruptedException when the calling thread is interrupted
      */
-    public boolean stop(long deadlineNanos) throws InterruptedException {
-        running = false;
-        thread.interrupt();
+    public boolean awaitStop(long deadlineNanos) throws InterruptedException {
         long remaining = deadlineNanos - System.nanoTime();
         if (remaining > 0) {
             thread.join(Duration.ofNanos(remaining));

@@ -1,21 +1,17 @@
 package com.example.payments.lifecycle;
 
 import java.lang.System.Logger.Level;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.stream.Collectors;
 
 import com.example.payments.health.HealthState;
 import com.example.payments.idempotency.IdempotencyRegistry;
 
 import io.helidon.metrics.api.MeterRegistry;
-import io.helidon.metrics.api.Tag;
-import io.helidon.metrics.api.Timer;
 import io.helidon.webserver.WebServer;
 
 /**
@@ -48,25 +44,27 @@ public final class ShutdownSequence {
     private final InFlightRequests inFlight;
     private final IdempotencyRegistry registry;
     private final List<PeriodicWorker> workers;
-    private final Map<String, AutoCloseable> resources;
+    private final List<Map.Entry<String, AutoCloseable>> atDrain;
+    private final List<Map.Entry<String, AutoCloseable>> resources;
     private final MeterRegistry meters;
     private final AtomicBoolean started = new AtomicBoolean();
-    private volatile String phase = "signal";
+    private volatile PhaseClock clock;
 
     private ShutdownSequence(Builder builder) {
-        this.settings = builder.settings;
-        this.state = builder.state;
-        this.business = builder.business;
-        this.health = builder.health;
-        this.inFlight = builder.inFlight;
-        this.registry = builder.registry;
+        this.settings = Objects.requireNonNull(builder.settings, "settings");
+        this.state = Objects.requireNonNull(builder.state, "state");
+        this.business = Objects.requireNonNull(builder.business, "business server");
+        this.health = Objects.requireNonNull(builder.health, "health server");
+        this.inFlight = Objects.requireNonNull(builder.inFlight, "inFlight");
+        this.registry = Objects.requireNonNull(builder.registry, "registry");
+        this.meters = Objects.requireNonNull(builder.meters, "meters");
         this.workers = List.copyOf(builder.workers);
-        this.resources = new LinkedHashMap<>(builder.resources);
-        this.meters = builder.meters;
+        this.atDrain = List.copyOf(builder.atDrain);
+        this.resources = List.copyOf(builder.resources);
     }
 
     /**
-     * A builder; every setter is required.
+     * A builder; settings, state, servers, in-flight counter, registry and meters are required.
      *
      * @return builder
      */
@@ -75,167 +73,95 @@ public final class ShutdownSequence {
     }
 
     /**
-     * Starts the sequence on a new non-daemon platform thread and returns at once. Only the first call starts it; a
-     * second signal during the sequence is logged and ignored, so it can neither restart nor corrupt it.
+     * Starts the sequence on a new non-daemon platform thread and returns at once (it runs on the JVM's signal
+     * dispatcher thread). Only the first call starts it; a later signal is logged and ignored, so it can neither
+     * restart nor corrupt the sequence.
      *
      * @param signal what triggered it, e.g. {@code SIGTERM}, for the log
      */
     public void begin(String signal) {
         long signalNanos = System.nanoTime();
         if (!started.compareAndSet(false, true)) {
-            LOGGER.log(Level.INFO, "{0} received while shutting down (phase {1}); ignored", signal, phase);
+            PhaseClock running = clock;
+            LOGGER.log(Level.INFO, "{0} received during the shutdown sequence (phase {1}); ignored", signal,
+                       running == null ? "signal" : running.current());
             return;
         }
+        if (settings.mode() == ShutdownSettings.Mode.GRACEFUL) {
+            // First, before even the sequence thread exists: every readiness probe from here on answers 503.
+            state.startDraining();
+        }
+        PhaseClock phases = new PhaseClock(meters, signalNanos);
+        clock = phases;
+        HardDeadline.arm(signalNanos + settings.hardDeadline().toNanos(), settings.hardDeadline(), phases::current);
         // Non-daemon and platform: a thread started from a request handler would inherit daemon=true from its
         // virtual thread, and the JVM would exit the moment the listeners close, cutting the sequence short.
-        Thread thread = Thread.ofPlatform().name("shutdown-sequence").daemon(false)
-                .unstarted(() -> run(signal, signalNanos));
-        thread.start();
+        Thread.ofPlatform().name("shutdown-sequence").daemon(false).start(() -> {
+            if (settings.mode() == ShutdownSettings.Mode.NAIVE) {
+                NaiveShutdown.run(signal, business, health, phases);
+            } else {
+                run(signal, phases);
+            }
+        });
     }
 
-    private void run(String signal, long signalNanos) {
-        state.startDraining();
-        HardDeadline.arm(signalNanos + settings.hardDeadline().toNanos(), settings.hardDeadline(), () -> phase);
-        if (settings.mode() == ShutdownSettings.Mode.NAIVE) {
-            runNaive(signal);
-            return;
-        }
-        LOGGER.log(Level.INFO, "{0} received: draining, readiness now answers 503; pre-drain delay {1,number,#} ms, drain "
-                               + "timeout {2,number,#} ms, cleanup timeout {3,number,#} ms, metrics linger {4,number,#} ms, hard deadline {5,number,#} ms",
-                   signal, millis(settings.preDrainDelay()), millis(settings.drainTimeout()),
-                   millis(settings.cleanupTimeout()), millis(settings.metricsLinger()), millis(settings.hardDeadline()));
-        Map<String, Long> durations = new LinkedHashMap<>();
+    private void run(String signal, PhaseClock phases) {
+        LOGGER.log(Level.INFO, "{0} received: draining, readiness answers 503; pre-drain delay {1,number,#} ms "
+                               + "(each response closes its connection), drain timeout {2,number,#} ms, cleanup "
+                               + "timeout {3,number,#} ms, metrics linger {4,number,#} ms, hard deadline {5,number,#} ms",
+                   signal, settings.preDrainDelay().toMillis(), settings.drainTimeout().toMillis(),
+                   settings.cleanupTimeout().toMillis(), settings.metricsLinger().toMillis(),
+                   settings.hardDeadline().toMillis());
         try {
-            durations.put("pre-drain", timed("pre-drain", this::preDrain));
-            int[] cutOff = new int[1];
-            durations.put("drain", timed("drain", () -> cutOff[0] = drain()));
-            int[] released = new int[1];
-            durations.put("key-release", timed("key-release",
-                    () -> released[0] = registry.releaseAllHeld(IdempotencyRegistry.ReleaseReason.SHUTDOWN)));
-            durations.put("cleanup", timed("cleanup", this::cleanup));
-            long total = System.nanoTime() - signalNanos;
-            record("total", total);
-            durations.put("total", total);
-            LOGGER.log(Level.INFO, "Shutdown summary: {0}; requests cut off by the drain timeout: {1,number,#}; idempotency "
-                                   + "keys released: {2,number,#}", format(durations), cutOff[0], released[0]);
-            phase = "metrics-linger";
+            runPhases(phases);
+            phases.enter("metrics-linger");
             TimeUnit.NANOSECONDS.sleep(settings.metricsLinger().toNanos());
         } catch (InterruptedException e) {
-            LOGGER.log(Level.WARNING, "Shutdown sequence interrupted in phase {0}; closing now", phase);
+            LOGGER.log(Level.WARNING, "Shutdown sequence interrupted in phase {0}; closing now", phases.current());
         }
-        phase = "health-listener-close";
+        phases.enter("health-listener-close");
         health.stop();
-        LOGGER.log(Level.INFO, "Health listener closed; exiting with status 0");
+        exit(phases, "Health listener closed; exiting with status 0");
+    }
+
+    private void runPhases(PhaseClock phases) throws InterruptedException {
+        Outcome outcome = new Outcome();
+        phases.run("pre-drain", () -> TimeUnit.NANOSECONDS.sleep(settings.preDrainDelay().toNanos()));
+        phases.run("drain", () -> {
+            // Probes of the port the drain closes would only log failures from here on.
+            atDrain.forEach(resource -> Cleanup.closeQuietly(resource.getKey(), resource.getValue()));
+            outcome.cutOff = Drain.run(business, inFlight, settings.drainTimeout());
+        });
+        phases.run("key-release", () -> {
+            LOGGER.log(Level.INFO, "Shutdown phase key-release: {0,number,#} idempotency keys still held IN_FLIGHT",
+                       registry.heldCount());
+            outcome.released = registry.releaseAllHeld(IdempotencyRegistry.ReleaseReason.SHUTDOWN);
+        });
+        phases.run("cleanup", () -> outcome.abandoned = Cleanup.run(workers, resources, settings.cleanupTimeout()));
+        phases.recordTotal();
+        LOGGER.log(Level.INFO, "Shutdown summary: {0}; requests cut off by the drain timeout: {1,number,#}; "
+                               + "idempotency keys released: {2,number,#}; abandoned at the cleanup timeout: {3}",
+                   phases.summary(), outcome.cutOff, outcome.released,
+                   outcome.abandoned.isEmpty() ? "none" : String.join(", ", outcome.abandoned));
+    }
+
+    /**
+     * The last step of every mode: logs the last line, flushes the logs and exits with status 0.
+     *
+     * @param phases  the clock, told that JVM shutdown hooks run from here on (the hard deadline still guards them)
+     * @param message the last line
+     */
+    static void exit(PhaseClock phases, String message) {
+        LOGGER.log(Level.INFO, message);
         Logs.flush();
+        phases.enter("exit");
         System.exit(0);
     }
 
-    private void preDrain() throws InterruptedException {
-        TimeUnit.NANOSECONDS.sleep(settings.preDrainDelay().toNanos());
-    }
-
-    private int drain() throws InterruptedException {
-        long deadline = System.nanoTime() + settings.drainTimeout().toNanos();
-        LOGGER.log(Level.INFO, "Drain: business listener stops accepting; {0,number,#} requests in flight",
-                   inFlight.count());
-        // stop() closes the server socket and idle connections, then waits for handlers (its grace period is the
-        // drain timeout). It runs beside us so that the drain ends when the last request does, not when stop() does.
-        Thread stopper = Thread.ofPlatform().name("business-listener-stop").daemon(true).start(business::stop);
-        int remaining = inFlight.awaitIdle(deadline);
-        long left = deadline - System.nanoTime();
-        if (left > 0) {
-            stopper.join(Duration.ofNanos(left));
-        }
-        if (remaining > 0) {
-            LOGGER.log(Level.WARNING, "Drain timeout of {0,number,#} ms reached with {1,number,#} requests still in flight; they are "
-                                      + "cut off", millis(settings.drainTimeout()), remaining);
-        }
-        return remaining;
-    }
-
-    private void cleanup() throws InterruptedException {
-        long deadline = System.nanoTime() + settings.cleanupTimeout().toNanos();
-        for (PeriodicWorker worker : workers) {
-            if (!worker.stop(deadline)) {
-                LOGGER.log(Level.WARNING, "Worker {0} did not stop within the cleanup timeout", worker.name());
-            }
-        }
-        List<Thread> closing = new ArrayList<>();
-        for (Map.Entry<String, AutoCloseable> resource : resources.entrySet()) {
-            closing.add(Thread.ofVirtual().name("close-" + resource.getKey()).start(() -> close(resource)));
-        }
-        for (Thread thread : closing) {
-            long left = deadline - System.nanoTime();
-            if (left > 0) {
-                thread.join(Duration.ofNanos(left));
-            }
-            if (thread.isAlive()) {
-                LOGGER.log(Level.WARNING, "{0} did not finish within the cleanup timeout of {1,number,#} ms",
-                           thread.getName(), millis(settings.cleanupTimeout()));
-            }
-        }
-    }
-
-    private static void close(Map.Entry<String, AutoCloseable> resource) {
-        try {
-            resource.getValue().close();
-        } catch (Exception e) {
-            LOGGER.log(Level.WARNING, "Closing " + resource.getKey() + " failed", e);
-        }
-    }
-
-    private void runNaive(String signal) {
-        LOGGER.log(Level.INFO, "{0} received: shutdown.mode is naive, stopping both listeners now", signal);
-        phase = "naive-stop";
-        business.stop();
-        health.stop();
-        Logs.flush();
-        System.exit(0);
-    }
-
-    private long timed(String name, Phase body) throws InterruptedException {
-        phase = name;
-        long start = System.nanoTime();
-        long elapsed;
-        try {
-            body.run();
-        } finally {
-            elapsed = System.nanoTime() - start;
-            record(name, elapsed);
-            LOGGER.log(Level.INFO, "Shutdown phase {0} done in {1,number,#} ms", name, TimeUnit.NANOSECONDS.toMillis(elapsed));
-        }
-        return elapsed;
-    }
-
-    private void record(String name, long nanos) {
-        meters.getOrCreate(Timer.builder("shutdown_duration")
-                                   .baseUnit(TimeUnit.SECONDS)
-                                   .tags(List.of(Tag.create("phase", name)))
-                                   .description("Duration of each shutdown phase; total is signal to end of cleanup")
-                                   .percentiles(new double[0])
-                                   .buckets(BUCKETS))
-                .record(Duration.ofNanos(nanos));
-    }
-
-    private static final Duration[] BUCKETS = {
-            Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500),
-            Duration.ofSeconds(1), Duration.ofMillis(2500), Duration.ofSeconds(5), Duration.ofSeconds(10),
-            Duration.ofSeconds(15), Duration.ofSeconds(20), Duration.ofSeconds(30), Duration.ofSeconds(45),
-            Duration.ofSeconds(60), Duration.ofSeconds(90), Duration.ofSeconds(120)};
-
-    private static String format(Map<String, Long> durations) {
-        return durations.entrySet().stream()
-                .map(e -> e.getKey() + "=" + TimeUnit.NANOSECONDS.toMillis(e.getValue()) + " ms")
-                .collect(Collectors.joining(", "));
-    }
-
-    private static long millis(Duration duration) {
-        return duration.toMillis();
-    }
-
-    @FunctionalInterface
-    private interface Phase {
-        void run() throws InterruptedException;
+    private static final class Outcome {
+        private int cutOff;
+        private int released;
+        private List<String> abandoned = List.of();
     }
 
     /** Builder of {@link ShutdownSequence}. */
@@ -246,9 +172,10 @@ public final class ShutdownSequence {
         private WebServer health;
         private InFlightRequests inFlight;
         private IdempotencyRegistry registry;
-        private final List<PeriodicWorker> workers = new ArrayList<>();
-        private final Map<String, AutoCloseable> resources = new LinkedHashMap<>();
         private MeterRegistry meters;
+        private final List<PeriodicWorker> workers = new ArrayList<>();
+        private final List<Map.Entry<String, AutoCloseable>> atDrain = new ArrayList<>();
+        private final List<Map.Entry<String, AutoCloseable>> resources = new ArrayList<>();
 
         private Builder() {
         }
@@ -283,7 +210,7 @@ public final class ShutdownSequence {
         }
 
         /**
-         * @param inFlight the business listener's in-flight counter
+         * @param inFlight the business listener's in-flight counter, which the drain waits on
          * @return this builder
          */
         public Builder inFlight(InFlightRequests inFlight) {
@@ -301,7 +228,16 @@ public final class ShutdownSequence {
         }
 
         /**
-         * @param worker a background worker stopped in the cleanup phase
+         * @param meters where {@code shutdown_duration_seconds} goes
+         * @return this builder
+         */
+        public Builder meters(MeterRegistry meters) {
+            this.meters = meters;
+            return this;
+        }
+
+        /**
+         * @param worker a background worker stopped in the cleanup phase, before the resources close
          * @return this builder
          */
         public Builder addWorker(PeriodicWorker worker) {
@@ -315,16 +251,28 @@ public final class ShutdownSequence {
          * @return this builder
          */
         public Builder addResource(String name, AutoCloseable resource) {
-            resources.put(name, resource);
+            resources.add(Map.entry(name, resource));
             return this;
         }
 
         /**
-         * @param meters where {@code shutdown_duration_seconds} goes
+         * Adds every {@link ShutdownResource} found on the class path as a resource of the cleanup phase.
+         *
          * @return this builder
          */
-        public Builder meters(MeterRegistry meters) {
-            this.meters = meters;
+        public Builder addDiscoveredResources() {
+            ShutdownResource.discover().forEach(resource -> addResource(resource.name(), resource));
+            return this;
+        }
+
+        /**
+         * @param name     name for the log
+         * @param observer closed when the drain begins, because it observes the business listener the drain closes
+         *                 (the loopback prober would otherwise log a failure for every probe until the cleanup)
+         * @return this builder
+         */
+        public Builder closeWhenDrainBegins(String name, AutoCloseable observer) {
+            atDrain.add(Map.entry(name, observer));
             return this;
         }
 
@@ -332,6 +280,7 @@ public final class ShutdownSequence {
          * Builds the sequence.
          *
          * @return the sequence
+         * @throws NullPointerException when a required part is missing
          */
         public ShutdownSequence build() {
             return new ShutdownSequence(this);

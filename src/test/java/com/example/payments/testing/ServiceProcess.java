@@ -1,6 +1,7 @@
 package com.example.payments.testing;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -23,17 +24,28 @@ import java.util.regex.Pattern;
  */
 public final class ServiceProcess implements AutoCloseable {
 
+    private static final String MAIN_CLASS = "com.example.payments.Main";
     private static final Pattern STARTED = Pattern.compile(
             "serving business traffic on port (\\d+), health probes and metrics on port (\\d+)");
 
+    /**
+     * One line of the child's output.
+     *
+     * @param nanos {@link System#nanoTime()} when this process read it (a few ms after the child wrote it)
+     * @param text  the line
+     */
+    public record Line(long nanos, String text) {
+    }
+
     private final Process process;
-    private final List<String> output = new CopyOnWriteArrayList<>();
+    private final List<Line> output = new CopyOnWriteArrayList<>();
     private volatile int businessPort = -1;
     private volatile int healthPort = -1;
+    private final Thread pump;
 
     private ServiceProcess(Process process) {
         this.process = process;
-        Thread.ofPlatform().daemon(true).name("child-output").start(this::pump);
+        this.pump = Thread.ofPlatform().daemon(true).name("child-output").start(this::pump);
     }
 
     /**
@@ -45,6 +57,25 @@ public final class ServiceProcess implements AutoCloseable {
      * @throws IOException when the JVM cannot be launched or does not start within 30 s
      */
     public static ServiceProcess start(Map<String, String> properties, Map<String, String> env) throws IOException {
+        return start(properties, env, false);
+    }
+
+    /**
+     * Starts the service with {@code target/test-classes} on the class path as well, so that test-only providers
+     * (e.g. a {@code ShutdownResource} registered in {@code src/test/resources/META-INF/services}) are found.
+     * Launched as {@code java -cp target/payments-authorization.jar:target/libs/*:target/test-classes Main} instead
+     * of {@code java -jar}; everything else is the same.
+     *
+     * @param properties system properties; ports default to 0
+     * @return the running process
+     * @throws IOException when the JVM cannot be launched or does not start within 30 s
+     */
+    public static ServiceProcess startWithTestClasses(Map<String, String> properties) throws IOException {
+        return start(properties, Map.of(), true);
+    }
+
+    private static ServiceProcess start(Map<String, String> properties, Map<String, String> env, boolean testClasses)
+            throws IOException {
         Path jar = Path.of("target", "payments-authorization.jar");
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException("Build the jar first (mvn package): " + jar.toAbsolutePath());
@@ -58,8 +89,15 @@ public final class ServiceProcess implements AutoCloseable {
                 command.add("-D" + key + "=" + value);
             }
         });
-        command.add("-jar");
-        command.add(jar.toString());
+        if (testClasses) {
+            command.add("-cp");
+            command.add(String.join(File.pathSeparator, jar.toString(), Path.of("target", "libs", "*").toString(),
+                                    Path.of("target", "test-classes").toString()));
+            command.add(MAIN_CLASS);
+        } else {
+            command.add("-jar");
+            command.add(jar.toString());
+        }
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().remove("APP_CONFIG_FILE");
         builder.environment().putAll(env);
@@ -98,11 +136,11 @@ public final class ServiceProcess implements AutoCloseable {
         service = new ServiceProcess(builder.start());
         if (!service.process.waitFor(30, TimeUnit.SECONDS)) {
             service.process.destroyForcibly();
-            throw new IllegalStateException("Service did not exit: " + service.output);
+            throw new IllegalStateException("Service did not exit: " + service.output());
         }
         service.process.getInputStream().close();
         Thread.sleep(100);
-        return new Exited(service.process.exitValue(), List.copyOf(service.output));
+        return new Exited(service.process.exitValue(), service.output());
     }
 
     /**
@@ -163,9 +201,29 @@ public final class ServiceProcess implements AutoCloseable {
      */
     public int awaitExit(Duration timeout) throws Exception {
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-            throw new IllegalStateException("Service still running after " + timeout);
+            throw new IllegalStateException("Service still running after " + timeout + "; output:\n"
+                                            + String.join("\n", output()));
         }
+        // The last lines may still be in the pipe: read it to its end.
+        pump.join(Duration.ofSeconds(5));
         return process.exitValue();
+    }
+
+    /**
+     * Waits until {@code /health/ready} answers 200: startup is complete (the first loopback probe succeeded).
+     *
+     * @param timeout how long
+     * @throws Exception when it does not within the timeout
+     */
+    public void awaitReady(Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (Http.get("http://127.0.0.1:" + healthPort + "/health/ready").statusCode() == 200) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new IllegalStateException("Not ready within " + timeout + "; output:\n" + String.join("\n", output()));
     }
 
     /**
@@ -183,6 +241,15 @@ public final class ServiceProcess implements AutoCloseable {
      * @return snapshot
      */
     public List<String> output() {
+        return output.stream().map(Line::text).toList();
+    }
+
+    /**
+     * Output lines so far with the time each arrived, for timelines.
+     *
+     * @return snapshot
+     */
+    public List<Line> lines() {
         return List.copyOf(output);
     }
 
@@ -197,15 +264,15 @@ public final class ServiceProcess implements AutoCloseable {
     public String awaitLine(Predicate<String> match, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
-            for (String line : output) {
-                if (match.test(line)) {
-                    return line;
+            for (Line line : output) {
+                if (match.test(line.text())) {
+                    return line.text();
                 }
             }
             Thread.sleep(20);
         }
         throw new IllegalStateException("No matching line within " + timeout + "; output:\n"
-                                        + String.join("\n", output));
+                                        + String.join("\n", output()));
     }
 
     private void awaitStarted(Duration timeout) throws IOException {
@@ -215,7 +282,7 @@ public final class ServiceProcess implements AutoCloseable {
                 return;
             }
             if (!process.isAlive()) {
-                throw new IOException("Service exited with " + process.exitValue() + ":\n" + String.join("\n", output));
+                throw new IOException("Service exited with " + process.exitValue() + ":\n" + String.join("\n", output()));
             }
             try {
                 Thread.sleep(20);
@@ -225,7 +292,7 @@ public final class ServiceProcess implements AutoCloseable {
             }
         }
         process.destroyForcibly();
-        throw new IOException("Service did not start within " + timeout + ":\n" + String.join("\n", output));
+        throw new IOException("Service did not start within " + timeout + ":\n" + String.join("\n", output()));
     }
 
     private void pump() {
@@ -233,7 +300,7 @@ public final class ServiceProcess implements AutoCloseable {
                                                                               StandardCharsets.UTF_8))) {
             String line;
             while ((line = reader.readLine()) != null) {
-                output.add(line);
+                output.add(new Line(System.nanoTime(), line));
                 Matcher matcher = STARTED.matcher(line);
                 if (matcher.find()) {
                     healthPort = Integer.parseInt(matcher.group(2));

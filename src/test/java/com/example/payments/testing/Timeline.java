@@ -29,6 +29,7 @@ public final class Timeline {
 
     private final String name;
     private final long startNanos = System.nanoTime();
+    private final long startEpochMillis = System.currentTimeMillis();
     private volatile long signalNanos = Long.MIN_VALUE;
     private final List<Event> events = new CopyOnWriteArrayList<>();
 
@@ -67,6 +68,53 @@ public final class Timeline {
         Event event = new Event(System.nanoTime(), source, what);
         events.add(event);
         return event;
+    }
+
+    /**
+     * Adds an event that happened at a known time.
+     *
+     * @param nanos  {@link System#nanoTime()} when it happened
+     * @param source who saw it
+     * @param what   what happened
+     * @return the event
+     */
+    public Event addAt(long nanos, String source, String what) {
+        Event event = new Event(nanos, source, what);
+        events.add(event);
+        return event;
+    }
+
+    /**
+     * Adds the service's log lines that match, as {@code service} events at the time each line arrived (a few ms
+     * after it was written): the phase boundaries of the shutdown come from here.
+     *
+     * @param lines the child's output
+     * @param match which lines to add, e.g. those of the shutdown sequence
+     */
+    public void addServiceLines(List<ServiceProcess.Line> lines, Predicate<String> match) {
+        lines.stream().filter(line -> match.test(line.text()))
+                .forEach(line -> addAt(line.nanos(), "service", line.text()));
+    }
+
+    /**
+     * Milliseconds from the signal to a {@link System#nanoTime()} value (negative before it).
+     *
+     * @param nanos the time
+     * @return ms
+     */
+    public long millis(long nanos) {
+        return millis(new Event(nanos, "", ""));
+    }
+
+    /**
+     * Milliseconds from the signal to a wall-clock time, e.g. the timestamp the service wrote in a log line (the
+     * service runs on the same machine, so the same clock): more precise than when the line arrived here.
+     *
+     * @param epochMillis milliseconds since the epoch
+     * @return ms since the signal (negative before it)
+     */
+    public long millisAtEpoch(long epochMillis) {
+        return millis(startNanos + (epochMillis - startEpochMillis) * 1_000_000L);
     }
 
     /**
