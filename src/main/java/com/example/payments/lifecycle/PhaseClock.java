@@ -32,6 +32,9 @@ final class PhaseClock {
     private final Map<String, Long> durations = new LinkedHashMap<>();
     private volatile String current = "signal";
 
+    /** The {@code phase} tag values, in order; {@code total} is from the signal to the end of cleanup. */
+    static final List<String> PHASES = List.of("pre-drain", "drain", "key-release", "cleanup", "total");
+
     PhaseClock(MeterRegistry meters, long signalNanos) {
         this.meters = meters;
         this.signalNanos = signalNanos;
@@ -104,14 +107,27 @@ final class PhaseClock {
                 .collect(Collectors.joining(", "));
     }
 
+    /**
+     * Creates every phase's histogram at startup with count 0, so that rate() and increase() over a scrape series
+     * see a shutdown (a series that appears only during the linger has no earlier sample to compare with).
+     *
+     * @param meters registry
+     */
+    static void registerPhases(MeterRegistry meters) {
+        PHASES.forEach(phase -> timer(meters, phase));
+    }
+
     private void record(String name, long nanos) {
-        meters.getOrCreate(Timer.builder("shutdown_duration")
+        timer(meters, name).record(Duration.ofNanos(nanos));
+    }
+
+    private static Timer timer(MeterRegistry meters, String name) {
+        return meters.getOrCreate(Timer.builder("shutdown_duration")
                                    .baseUnit(TimeUnit.SECONDS)
                                    .tags(List.of(Tag.create("phase", name)))
                                    .description("Duration of each shutdown phase; total is signal to end of cleanup")
                                    .percentiles(new double[0])
-                                   .buckets(BUCKETS))
-                .record(Duration.ofNanos(nanos));
+                                   .buckets(BUCKETS));
     }
 
     private static long millis(long nanos) {

@@ -61,6 +61,7 @@ public final class ShutdownSequence {
         this.workers = List.copyOf(builder.workers);
         this.atDrain = List.copyOf(builder.atDrain);
         this.resources = List.copyOf(builder.resources);
+        PhaseClock.registerPhases(meters);
     }
 
     /**
