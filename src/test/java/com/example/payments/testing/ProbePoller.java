@@ -16,11 +16,12 @@ public final class ProbePoller implements AutoCloseable {
     /**
      * One poll.
      *
-     * @param sentNanos when it was sent
-     * @param status    the status, or 0 when there was no response
-     * @param body      the body, or the error
+     * @param sentNanos     when it was sent
+     * @param answeredNanos when its answer (or failure) came back
+     * @param status        the status, or 0 when there was no response
+     * @param body          the body, or the error
      */
-    public record Poll(long sentNanos, int status, String body) {
+    public record Poll(long sentNanos, long answeredNanos, int status, String body) {
         /**
          * Whether the poll got no answer (connection refused or reset).
          *
@@ -78,11 +79,11 @@ public final class ProbePoller implements AutoCloseable {
             Poll poll;
             try (RawHttp connection = RawHttp.connect(port, null, source)) {
                 RawHttp.Response response = connection.exchange("GET", path, Map.of("Connection", "close"), null);
-                poll = new Poll(sent, response.status(), response.body());
+                poll = new Poll(sent, System.nanoTime(), response.status(), response.body());
             } catch (ConnectException e) {
-                poll = new Poll(sent, 0, "refused");
+                poll = new Poll(sent, System.nanoTime(), 0, "refused");
             } catch (IOException e) {
-                poll = new Poll(sent, 0, String.valueOf(e.getMessage()));
+                poll = new Poll(sent, System.nanoTime(), 0, String.valueOf(e.getMessage()));
             }
             polls.add(poll);
             timeline.addAt(sent, source, (poll.failed() ? "no answer: " : "status " + poll.status() + " ") + poll.body());
