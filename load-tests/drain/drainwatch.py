@@ -83,7 +83,7 @@ METRIC = re.compile(r'^([a-zA-Z_:][\w:]*)(\{[^}]*\})?\s+(\S+)$')
 
 
 def parse_metrics(text):
-    """The few series the reports use: shutdown phase sums and counts, authorizer invocations, keys released."""
+    """The few series the reports use: shutdown phase sums and counts, decided authorizations, keys released."""
     out = {"shutdown_seconds": {}, "authorizer_invocations": 0.0, "keys_released": 0.0, "in_flight": None}
     for line in text.splitlines():
         m = METRIC.match(line.strip())
@@ -95,8 +95,10 @@ def parse_metrics(text):
             out["shutdown_seconds"][phase.group(1)] = value
         elif name == "shutdown_duration_seconds_count" and phase:
             out["shutdown_seconds"].setdefault("_count", {})[phase.group(1)] = value
+        elif name == "authorizer_invocations_total" and 'outcome="unknown"' not in labels:
+            out["authorizer_invocations"] += value  # decided: approved or declined
         elif name == "authorizer_invocations_total":
-            out["authorizer_invocations"] += value
+            out["authorizer_unknown"] = out.get("authorizer_unknown", 0.0) + value  # issuer timeout/failure
         elif name == "idempotency_keys_released_total":
             out["keys_released"] += value
         elif name == "http_in_flight_requests":

@@ -44,6 +44,20 @@ def summary_phases(log_path):
     return {}
 
 
+def logged_signal_ms(log_path):
+    """Wall-clock epoch ms of the service's `SIGTERM received` line (same machine, same clock, local time)."""
+    import datetime
+    try:
+        with open(log_path) as f:
+            for line in f:
+                if "SIGTERM received" in line:
+                    stamp = line.split(" ", 1)[0]
+                    return datetime.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%f").timestamp() * 1000
+    except (OSError, ValueError):
+        pass
+    return None
+
+
 def analyse(run_dir):
     run = read_json(os.path.join(run_dir, "run.json"))
     d = read_json(os.path.join(run_dir, "shutdown.json"))
@@ -53,8 +67,10 @@ def analyse(run_dir):
     mine = [r for r in rows if r["backend"] == server]
     in_flight = [r for r in mine if r["start_ms"] <= sig < r["end_ms"]]
     answered_after = [r for r in mine if r["end_ms"] >= sig and r["status"]]
-    phases = summary_phases(os.path.join(run_dir, "victim.log"))
+    phases = summary_phases(os.path.join(run_dir, d["log"]))
     last = d.get("metrics_last_scrape") or {}
+    logged = logged_signal_ms(os.path.join(run_dir, d["log"]))
+    accounted = sum(phases.get(k, 0) for k in ("pre-drain", "drain", "key-release", "cleanup"))
     metric_phases = {k: round(v * 1000) for k, v in (last.get("shutdown_seconds") or {}).items() if k != "_count"}
     with open(os.path.join(run_dir, "events.csv")) as f:
         load = [line.rstrip("\n").split(",", 3)[3] for line in f if ",loadavg," in line]
@@ -65,6 +81,8 @@ def analyse(run_dir):
         "in_flight_at_signal": len(in_flight),
         "routed_after_signal": sum(1 for r in mine if r["start_ms"] >= sig),
         "first_ready_503_ms": d["first_ready_503_after_signal_ms"],
+        "signal_logged_ms": round(logged - sig, 1) if logged else None,
+        "unaccounted_ms": phases["total"] - accounted if "total" in phases else None,
         "haproxy_down_ms": d["haproxy_down_after_signal_ms"],
         "last_request_done_ms": round(max(r["end_ms"] for r in answered_after) - sig, 1) if answered_after else None,
         "business_closed_ms": d["business_closed_after_signal_ms"],
@@ -142,6 +160,8 @@ def main():
             "last_request_done": stats(r["last_request_done_ms"] for r in rs),
             "drain": stats(r["log_phases_ms"].get("drain") for r in rs),
             "total": stats(r["log_phases_ms"].get("total") for r in rs),
+            "signal_logged": stats(r["signal_logged_ms"] for r in rs),
+            "unaccounted": stats(r["unaccounted_ms"] for r in rs),
             "exited": stats(r["exited_ms"] for r in rs),
         }
     all_total_p99 = agg["all"]["total"]["p99"] or 0
@@ -174,9 +194,10 @@ def main():
     w("## Setup")
     w("")
     w("- %s graceful instances behind HAProxy on 127.0.0.1 (active checks on `/health/ready` every %s ms, "
-      "`fall %s`, no retries, no redispatch), constant-rate load from `loadgen.py` (90%% `POST "
+      "timeout %s ms, `fall %s`, no retries, no redispatch), constant-rate load from `loadgen.py` (90%% `POST "
       "/v1/authorizations` held in flight 50-200 ms by `authorizer.simulated-latency` %s + jitter %s, 10%% "
-      "`GET /ping`)." % (first.get("instances"), first.get("check_inter_ms"), first.get("check_fall"),
+      "`GET /ping`)." % (first.get("instances"), first.get("check_inter_ms"), first.get("check_timeout_ms"),
+                         first.get("check_fall"),
                          first.get("simulated_latency"), first.get("simulated_jitter")))
     w("- Service: `shutdown.pre-drain-delay` %s, `drain-timeout` PT10S, `cleanup-timeout` PT3S, "
       "`metrics-linger` PT1S, `hard-deadline` PT30S." % pre)
@@ -195,21 +216,34 @@ def main():
     w("")
     w("## Every run")
     w("")
-    w("Milliseconds after the SIGTERM.")
+    w("Milliseconds after the SIGTERM. Readiness, listener and HAProxy columns have the 50 ms resolution of the "
+      "poll (a first poll in the same millisecond as the signal still sees 200: the JVM dispatches the signal a "
+      "few ms later). *service logged the signal*: the timestamp of the service's `SIGTERM received` line (same "
+      "clock, millisecond log stamps).")
     w("")
-    w("| load | run | rps | in flight at signal | routed after signal | readiness 503 | HAProxy DOWN | last request "
+    w("| load | run | rps | in flight at signal | routed after signal | service logged the signal | readiness 503 | "
+      "HAProxy DOWN | last request "
       "done | listener closed | pre-drain | drain | cleanup | total (log) | total (metric) | exited | exit status | "
       "client errors | load avg |")
-    w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in runs:
         p, m = r["log_phases_ms"], r["metric_phases_ms"]
-        w("| %d%% | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %d | %s |" % (
+        w("| %d%% | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %d | %s |" % (
             r["level_pct"], r["run"], r["rate_rps"], r["in_flight_at_signal"], r["routed_after_signal"],
+            fmt(r["signal_logged_ms"]),
             fmt(r["first_ready_503_ms"]), fmt(r["haproxy_down_ms"]), fmt(r["last_request_done_ms"]),
             fmt(r["business_closed_ms"]), fmt(p.get("pre-drain")), fmt(p.get("drain")), fmt(p.get("cleanup")),
             fmt(p.get("total")), fmt(m.get("total")), fmt(r["exited_ms"]), r["exit_status"], r["errors"],
             r["loadavg"]))
     w("")
+    try:
+        with open(os.path.join(results_dir, "skipped.txt")) as f:
+            skipped = [line.strip() for line in f if line.strip()]
+    except OSError:
+        skipped = []
+    if skipped:
+        w("Skipped (time budget `LT_BUDGET_S` used up): %s." % ", ".join(skipped))
+        w("")
     w("## Per load level")
     w("")
     w("p50 / p99 in ms (nearest rank; with %d runs per level the p99 is the slowest run)." % (

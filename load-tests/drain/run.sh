@@ -51,18 +51,23 @@ for level in $LEVELS; do
   rate=$(( PEAK_RPS * level / 100 ))
   for run in $(seq 1 "$RUNS"); do
     name="$level-$run"
+    if ! lt_time_left; then
+      lt_log "time budget of $LT_BUDGET_S s used up: skipping $level% run $run"
+      echo "$name" >>"$LT_RESULTS/skipped.txt"
+      continue
+    fi
     cluster_log="$LT_RUN_DIR"
     lt_new_run "$name"
-    printf '{"level_pct": %s, "run": %s, "rate_rps": %s, "instances": %s, "victim": "s%s", "pre_drain_delay": "%s", "check_inter_ms": %s, "check_fall": %s, "simulated_latency": "%s", "simulated_jitter": "%s"}\n' \
-      "$level" "$run" "$rate" "$INSTANCES" "$victim" "$LT_PRE_DRAIN" "$LT_CHECK_INTER_MS" "$LT_CHECK_FALL" \
+    printf '{"level_pct": %s, "run": %s, "rate_rps": %s, "instances": %s, "victim": "s%s", "pre_drain_delay": "%s", "check_inter_ms": %s, "check_timeout_ms": %s, "check_fall": %s, "simulated_latency": "%s", "simulated_jitter": "%s"}\n' \
+      "$level" "$run" "$rate" "$INSTANCES" "$victim" "$LT_PRE_DRAIN" "$LT_CHECK_INTER_MS" "$LT_CHECK_TIMEOUT_MS" "$LT_CHECK_FALL" \
       "$LT_LATENCY" "$LT_JITTER" >"$LT_RUN_DIR/run.json"
     lt_loadgen_start "$rate" 120 "$LT_RUN_DIR/requests.csv"
     sleep "$WARMUP_S"
     lt_sigterm_watched "$victim" "$LT_RUN_DIR/shutdown.json"
-    cp "${LT_SLOT_LOG[$victim]}" "$LT_RUN_DIR/victim.log"
     sleep "$TAIL_S"
     lt_loadgen_stop
-    lt_log "drain $level% run $run (s$victim, $rate rps): exit $LT_EXIT_STATUS; $(grep -o 'Shutdown summary: [^;]*' "$LT_RUN_DIR/victim.log" || echo 'no summary line')"
+    lt_end_run
+    lt_log "drain $level% run $run (s$victim, $rate rps): exit $LT_EXIT_STATUS; $(cat "$LT_RUN_DIR"/instance-s*.log | grep -o 'Shutdown summary: [^;]*' || echo 'no summary line')"
     # the replacement takes the same slot (its ports are free again), ready and in HAProxy before the next run
     LT_RUN_DIR="$cluster_log"
     lt_start_instance "$victim" graceful

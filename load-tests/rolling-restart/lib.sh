@@ -19,11 +19,14 @@ LT_STATS_PORT=$((LT_BASE_PORT + 79))
 LT_CHECK_INTER_MS="${LT_CHECK_INTER_MS:-500}"
 LT_CHECK_FALL="${LT_CHECK_FALL:-2}"
 LT_CHECK_RISE="${LT_CHECK_RISE:-2}"
+LT_CHECK_TIMEOUT_MS="${LT_CHECK_TIMEOUT_MS:-1000}"
 # Service settings shared by every instance (shutdown.mode is per run).
 LT_PRE_DRAIN="${LT_PRE_DRAIN:-PT3S}"
 LT_LATENCY="${LT_LATENCY:-PT0.05S}"         # authorizer.simulated-latency: holds requests in flight
 LT_JITTER="${LT_JITTER:-PT0.15S}"           # + uniform 0..jitter, so requests take 50-200 ms
 LT_HEAP="${LT_HEAP:-768m}"
+LT_JAVA_OPTS="${LT_JAVA_OPTS:-}"             # extra JVM options for every instance, e.g. -XX:TieredStopAtLevel=1
+LT_BUDGET_S="${LT_BUDGET_S:-570}"           # a scenario skips the runs that would start after this many seconds
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY="$(command -v python3)"
 
@@ -34,6 +37,10 @@ LT_RESULTS=""
 LT_LOADGEN_PID=""
 
 lt_now_ms() { date +%s%3N; }
+LT_STARTED_S=$(date +%s)
+
+# lt_time_left: true while the scenario is inside its time budget (LT_BUDGET_S)
+lt_time_left() { [ $(( $(date +%s) - LT_STARTED_S )) -lt "$LT_BUDGET_S" ]; }
 
 lt_log() { printf '%s %s\n' "$(date +%H:%M:%S.%3N)" "$*" >&2; }
 
@@ -184,6 +191,9 @@ backend instances
     # Emulates endpoint removal: a readiness 503 takes a server out after fall x inter, a new one joins after
     # rise x inter. The service's pre-drain delay must exceed fall x inter (plus one check's duration).
     default-server inter ${LT_CHECK_INTER_MS}ms fall $LT_CHECK_FALL rise $LT_CHECK_RISE
+    # A check that gets no answer within LT_CHECK_TIMEOUT_MS counts as failed (kubelet's default timeoutSeconds is
+    # 1). Without it HAProxy uses inter (500 ms), and on a CPU-starved machine healthy instances flap out.
+    timeout check ${LT_CHECK_TIMEOUT_MS}ms
 EOF
   for slot in $(seq 1 "$LT_SLOTS"); do
     echo "    server s$slot 127.0.0.1:$(lt_slot_business_port "$slot") check port $(lt_slot_health_port "$slot")" >>"$cfg"
@@ -197,7 +207,8 @@ frontend stats
     no log
 EOF
   haproxy -c -q -f "$cfg"
-  haproxy -db -f "$cfg" >"$LT_RUN_DIR/haproxy.log" 2>&1 &
+  LT_HAPROXY_LOG="$LT_RUN_DIR/haproxy.log"
+  haproxy -db -f "$cfg" >"$LT_HAPROXY_LOG" 2>&1 &
   LT_PIDS+=($!)
   LT_HAPROXY_PID=$!
   local i
@@ -229,7 +240,8 @@ lt_start_instance() {
   local slot=$1 mode=$2
   shift 2
   local log="$LT_RUN_DIR/instance-s$slot-$(lt_now_ms).log"
-  "$JAVA_HOME/bin/java" -Xmx"$LT_HEAP" \
+  # shellcheck disable=SC2086
+  "$JAVA_HOME/bin/java" -Xmx"$LT_HEAP" $LT_JAVA_OPTS \
     -Dserver.port="$(lt_slot_business_port "$slot")" -Dserver.host=127.0.0.1 \
     -Dhealth-server.port="$(lt_slot_health_port "$slot")" -Dhealth-server.host=127.0.0.1 \
     -Dshutdown.mode="$mode" -Dshutdown.pre-drain-delay="$LT_PRE_DRAIN" -Dshutdown.drain-timeout=PT10S \
@@ -280,12 +292,14 @@ lt_sigterm_watched() {
     --business-port "$(lt_slot_business_port "$slot")" --stats-url "http://127.0.0.1:$LT_STATS_PORT/stats;csv" \
     --server "s$slot" >"$2"
   lt_wait_exit "$slot"
-  # the exit status and the instance's log file, for the reports
-  "$PY" - "$2" "$LT_EXIT_STATUS" "${LT_SLOT_LOG[$slot]}" "s$slot" <<'PYEOF'
+  # the exit status and the instance's whole log (copied next to the JSON), for the reports
+  local log_copy="instance-s$slot-$(basename "${LT_SLOT_LOG[$slot]}" .log | sed 's/.*-//').log"
+  [ -f "$(dirname "$2")/$log_copy" ] || cp "${LT_SLOT_LOG[$slot]}" "$(dirname "$2")/$log_copy"
+  "$PY" - "$2" "$LT_EXIT_STATUS" "$log_copy" "s$slot" <<'PYEOF'
 import json, sys
 path, status, log, server = sys.argv[1:]
 d = json.load(open(path))
-d.update(exit_status=int(status), log=log.rsplit("/", 1)[-1], server=server)
+d.update(exit_status=int(status), log=log, server=server)
 json.dump(d, open(path, "w"))
 PYEOF
 }
@@ -328,12 +342,14 @@ lt_stop_all() {
     wait "$LT_HAPROXY_PID" 2>/dev/null || true
     LT_HAPROXY_PID=""
   fi
+  LT_HAPROXY_LOG=""
 }
 
 # lt_new_run NAME: a fresh directory for one run under the scenario's results.
 lt_new_run() {
   LT_RUN_DIR="$LT_RESULTS/$1"
   mkdir -p "$LT_RUN_DIR"
+  LT_HAPROXY_LOG_OFFSET=$(stat -c %s "${LT_HAPROXY_LOG:-/dev/null}" 2>/dev/null || echo 0)
   echo "epoch_ms,event,slot,detail" >"$LT_RUN_DIR/events.csv"
   lt_event loadavg "" "$(cut -d' ' -f1 /proc/loadavg)"
 }
@@ -345,12 +361,18 @@ lt_start_cluster() {
   for slot in $(seq 1 "$n"); do lt_start_instance "$slot" "$mode"; done
   for slot in $(seq 1 "$n"); do lt_wait_ready "$slot" 90; done
   for slot in $(seq 1 "$n"); do lt_wait_haproxy "$slot" UP 10; done
+  # Fresh JVMs interpret and compile their first few thousand requests; warm them up off the record, so that a
+  # run measures the restart, not the JIT (replacements started during a run stay cold, as in a real deploy).
+  "$PY" "$LT_DIR/rolling-restart/loadgen.py" --port "$LT_HAPROXY_PORT" --rate "${LT_WARMUP_RPS:-100}" \
+    --duration "${LT_WARMUP_S:-8}" --key-prefix "warmup-$(lt_now_ms)" --out "$LT_RUN_DIR/warmup.csv" >/dev/null
+  lt_event warmed-up
 }
 
-# lt_scrape_invocations SLOT: authorizer_invocations_total summed over outcomes, from a running instance.
+# lt_scrape_invocations SLOT: authorizations decided by a running instance (authorizer_invocations_total with
+# outcome approved or declined; "unknown" is a timed-out or failed issuer call, answered 502/504).
 lt_scrape_invocations() {
   curl -sf --max-time 2 "http://127.0.0.1:$(lt_slot_health_port "$1")/metrics" \
-    | awk '/^authorizer_invocations_total/ {s += $NF} END {printf "%d\n", s}'
+    | awk '/^authorizer_invocations_total/ && !/outcome="unknown"/ {s += $NF} END {printf "%d\n", s}'
 }
 
 # lt_measure_peak N: the highest constant arrival rate that N instances behind HAProxy, with this load generator
@@ -364,9 +386,7 @@ LT_PEAK_LAG_MS="${LT_PEAK_LAG_MS:-50}"
 lt_measure_peak() {
   lt_new_run peak
   lt_start_cluster graceful "$1"
-  lt_log "peak search: warm-up 10 s at 150 rps, then steps of $LT_PEAK_STEP_S s: $LT_PEAK_RATES"
-  "$PY" "$LT_DIR/rolling-restart/loadgen.py" --port "$LT_HAPROXY_PORT" --rate 150 --duration 10 \
-    --out "$LT_RUN_DIR/warmup.csv" >/dev/null
+  lt_log "peak search: steps of $LT_PEAK_STEP_S s: $LT_PEAK_RATES"
   local rate verdict steps="" last_ok=0
   for rate in $LT_PEAK_RATES; do
     "$PY" "$LT_DIR/rolling-restart/loadgen.py" --port "$LT_HAPROXY_PORT" --rate "$rate" \
@@ -399,4 +419,11 @@ PYEOF
   printf '{"peak_rps": %s, "instances": %s, "step_seconds": %s, "p99_limit_ms": %s, "client_lag_limit_ms": %s, "steps": [%s]}\n' \
     "$PEAK_RPS" "$1" "$LT_PEAK_STEP_S" "$LT_PEAK_P99_MS" "$LT_PEAK_LAG_MS" "$steps" >"$LT_RESULTS/peak.json"
   lt_log "peak: $PEAK_RPS rps"
+}
+
+# lt_end_run: copies the part of HAProxy's log written since lt_new_run into the run's directory.
+lt_end_run() {
+  if [ -n "${LT_HAPROXY_LOG:-}" ] && [ -f "$LT_HAPROXY_LOG" ] && [ "$LT_HAPROXY_LOG" != "$LT_RUN_DIR/haproxy.log" ]; then
+    tail -c +$((LT_HAPROXY_LOG_OFFSET + 1)) "$LT_HAPROXY_LOG" >"$LT_RUN_DIR/haproxy.log"
+  fi
 }

@@ -31,6 +31,20 @@ def read_json(path, default=None):
         return default
 
 
+def read_counts(path):
+    """{server: count} from a "server,count" file; {} when missing."""
+    out = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.strip():
+                    server, _, n = line.strip().partition(",")
+                    out[server] = int(n or 0)
+    except (OSError, ValueError):
+        pass
+    return out
+
+
 def events(run_dir):
     out = []
     with open(os.path.join(run_dir, "events.csv")) as f:
@@ -78,8 +92,9 @@ def analyse_run(run_dir):
     rows = loadstats.load(os.path.join(run_dir, "requests.csv"))
     s = loadstats.summarize(rows)
     s["run"] = read_json(os.path.join(run_dir, "run.json"), {})
+    baseline = read_counts(os.path.join(run_dir, "invocations-baseline.csv"))
     shutdowns = []
-    authorized_old, lower_bound = 0, False
+    authorized, lower_bound = 0, False
     for path in sorted(glob.glob(os.path.join(run_dir, "shutdown-s*.json"))):
         d = read_json(path)
         server, sig = d["server"], d["signal_ms"]
@@ -90,24 +105,27 @@ def analyse_run(run_dir):
         d["failed_on_it"] = sum(1 for r in mine if not 200 <= r["status"] < 300)
         d["last_response_after_signal_ms"] = round(max(r["end_ms"] for r in answered) - sig, 1) if answered else None
         d["summary_line"] = summary_line(run_dir, d["log"])
-        last = d.get("metrics_last_scrape")
-        if last is not None and d.get("metrics_last_scrape_after_signal_ms") is not None:
-            authorized_old += last["authorizer_invocations"]
-        elif d.get("metrics_before_signal"):
-            authorized_old += d["metrics_before_signal"]["authorizer_invocations"]
+        # Decided authorizations during this run: last scrape minus what it had decided before the run. A naive
+        # instance closes its health listener at the signal, so its last scrape may miss the requests it finished
+        # after it: a lower bound.
+        # Final only if scraped after the sequence recorded its total (during the metrics linger).
+        last = d.get("metrics_last_scrape") or d.get("metrics_before_signal")
+        if not (last and "total" in last["shutdown_seconds"]):
             lower_bound = True
-        else:
-            lower_bound = True
+        if last:
+            authorized += last["authorizer_invocations"] - baseline.get(server, 0)
         shutdowns.append(d)
-    survivors = 0
-    try:
-        with open(os.path.join(run_dir, "invocations-survivors.csv")) as f:
-            survivors = sum(int(line.split(",")[1] or 0) for line in f if line.strip())
-    except (OSError, ValueError):
+    survivors = read_counts(os.path.join(run_dir, "invocations-survivors.csv"))
+    if not survivors:
         lower_bound = True
-    s["authorized_by_service"] = int(authorized_old + survivors)
+    s["authorized_by_service"] = int(authorized + sum(survivors.values()))
     s["authorized_is_lower_bound"] = lower_bound
-    s["authorized_but_not_acknowledged"] = s["authorized_by_service"] - s["created_201"]
+    s["authorized_but_not_acknowledged"] = (None if lower_bound
+                                            else s["authorized_by_service"] - s["created_201"])
+    # Requests that may have reached the service but got no answer from it: a caller cannot tell whether they
+    # were authorized (a 503 from HAProxy with SC, connection refused, never reached it).
+    s["outcome_unknown"] = (s["connection_errors"] + s["non_2xx_by_status"].get("502", 0)
+                            + s["non_2xx_by_status"].get("504", 0))
     s["shutdowns"] = shutdowns
     s["loadavg"] = loadavg(run_dir)
     s["haproxy_failures"] = [{"status": k[0], "server": k[1], "termination": k[2], "count": n}
@@ -141,7 +159,7 @@ def plot(results, rows_by_run, out_png):
                label="failed /s")
         top = max([v[0] * 4 for v in bins.values()] + [1])
         for ms, ev, slot, _ in events(r["dir"]):
-            if ev == "start" and int(slot) > r["run"]["instances"]:
+            if ev == "start":  # a run's own events only start replacements
                 ax.axvline((ms - t0) / 1000, color="tab:blue", ls=":", lw=1)
                 ax.text((ms - t0) / 1000, top * 0.05, " start s" + slot, fontsize=7, color="tab:blue")
         for d in r["shutdowns"]:
@@ -206,16 +224,19 @@ def main():
       "rest `POST /v1/authorizations` with a fresh `Idempotency-Key`; no retries) → HAProxy on 127.0.0.1 "
       "(`balance roundrobin`, `retries 0`, no `option redispatch`) → %s instances." % run0.get("instances", "?"))
     w("- **Endpoint removal emulated by HAProxy active checks**: `GET /health/ready` on each instance's health port "
-      "every %s ms, `fall %s` / `rise %s`: a readiness 503 takes an instance out after at most ~%d ms, a new "
-      "instance joins ~%d ms after it turns ready. Service `shutdown.pre-drain-delay` = %s, longer than that." % (
-          run0.get("check_inter_ms"), run0.get("check_fall"), run0.get("check_rise"),
+      "every %s ms (timeout %s ms), `fall %s` / `rise %s`: a readiness 503 takes an instance out after at most "
+      "~%d ms, a new instance joins ~%d ms after it turns ready. Service `shutdown.pre-drain-delay` = %s, longer "
+      "than that." % (
+          run0.get("check_inter_ms"), run0.get("check_timeout_ms"), run0.get("check_fall"), run0.get("check_rise"),
           (run0.get("check_inter_ms") or 0) * (run0.get("check_fall") or 0),
           (run0.get("check_inter_ms") or 0) * (run0.get("check_rise") or 0), run0.get("pre_drain_delay")))
     w("- **Service**: `authorizer.simulated-latency` %s + jitter %s (each POST is in flight 50-200 ms), "
       "`shutdown.drain-timeout` PT10S, `cleanup-timeout` PT3S, `metrics-linger` PT1S, in-memory stores." % (
           run0.get("simulated_latency"), run0.get("simulated_jitter")))
     w("- **Rolling restart** (maxSurge 1, maxUnavailable 0): for each old instance, start the replacement, wait "
-      "for its `/health/ready` 200, send SIGTERM to the old one, wait for its exit. Load runs throughout.")
+      "for its `/health/ready` 200, send SIGTERM to the old one, wait for its exit. Load runs throughout. One "
+      "cluster per mode, warmed up off the record (8 s at 100 rps) before its first level; each level restarts "
+      "the instances the previous one started, so replacements are cold JVMs, as in a real deploy.")
     w("- **naive** = `shutdown.mode=naive`: both listeners stop at the signal (Helidon's own stop, 0.5 s grace), "
       "the way a plain Helidon app behaves.")
     w("")
@@ -226,7 +247,7 @@ def main():
     else:
         w("The peak is the highest constant arrival rate that %s graceful instances behind HAProxy, with the load "
           "generator on the same machine, sustained for %s s with no error, p99 latency <= %s ms, and the client "
-          "keeping its own schedule (lag p99 <= %s ms), after a 10 s warm-up at 150 rps. Steps:" % (
+          "keeping its own schedule (lag p99 <= %s ms), after an 8 s warm-up at 100 rps. Steps:" % (
               peak.get("instances"), peak.get("step_seconds"), peak.get("p99_limit_ms"),
               peak.get("client_lag_limit_ms")))
         w("")
@@ -242,16 +263,27 @@ def main():
     w("")
     w("## Results")
     w("")
-    w("| mode | load | rps | requests sent | 2xx | non-2xx | connection errors | keys with >1 201 | 201 seen by "
-      "client | authorized by service | authorized, answer lost | p50 ms | p99 ms | max ms | client lag p99 ms | load avg |")
-    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    w("| mode | load | rps | requests sent | 2xx | non-2xx | connection errors | outcome unknown | keys with >1 "
+      "201 | 201 seen by client | authorized by service | authorized, answer lost | p50 ms | p99 ms | max ms | "
+      "client lag p99 ms | load avg |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in results:
-        lb = "≥ " if r["authorized_is_lower_bound"] else ""
-        w("| %s | %d%% | %d | %d | %d | %d | %d | %d | %d | %s%d | %s%d | %s | %s | %s | %s | %s |" % (
+        lost = r["authorized_but_not_acknowledged"]
+        w("| %s | %d%% | %d | %d | %d | %d | %d | %d | %d | %d | %s%d | %s | %s | %s | %s | %s | %s |" % (
             r["run"]["mode"], r["run"]["level_pct"], r["run"]["rate_rps"], r["sent"], r["ok_2xx"], r["non_2xx"],
-            r["connection_errors"], r["keys_with_more_than_one_201"], r["created_201"], lb,
-            r["authorized_by_service"], lb, r["authorized_but_not_acknowledged"], fmt(r["latency_p50_ms"]),
-            fmt(r["latency_p99_ms"]), fmt(r["latency_max_ms"]), fmt(r["client_lag_p99_ms"]), r["loadavg"]))
+            r["connection_errors"], r["outcome_unknown"], r["keys_with_more_than_one_201"], r["created_201"],
+            "≥ " if r["authorized_is_lower_bound"] else "", r["authorized_by_service"],
+            "n/a" if lost is None else lost, fmt(r["latency_p50_ms"]), fmt(r["latency_p99_ms"]),
+            fmt(r["latency_max_ms"]), fmt(r["client_lag_p99_ms"]), r["loadavg"]))
+    skipped = []
+    try:
+        with open(os.path.join(results_dir, "skipped.txt")) as f:
+            skipped = [line.strip() for line in f if line.strip()]
+    except OSError:
+        pass
+    if skipped:
+        w("")
+        w("Skipped (time budget `LT_BUDGET_S` used up): %s." % ", ".join(skipped))
     w("")
     w("- *non-2xx* and *connection errors* are what the client got: HAProxy's own 502/503 when the instance "
       "refused or dropped the connection, or a reset with no response at all. Latency percentiles are over "
@@ -260,12 +292,17 @@ def main():
       "average at the start and end of the run; on 2 CPUs anything well above 2 means other processes competed.")
     w("- *keys with >1 201*: every key is sent exactly once, so any value above 0 would mean a proxy or client "
       "retried a POST.")
-    w("- *authorized by service* sums `authorizer_invocations_total` over every instance: old instances are "
-      "scraped during their metrics linger (after the drain), replacements at the end. *authorized, answer lost* "
-      "= that minus the 201s the client saw: payments authorized whose caller got an error instead. A caller "
-      "retrying those on another replica with the in-memory store would authorize them a second time; with the "
-      "shared Redis store the retry replays. `≥` marks a lower bound: a naive instance closes its health "
-      "listener at the signal, so its last scrape is from just before it.")
+    w("- *outcome unknown*: connection resets, timeouts, 502 and 504: the request may have reached the service "
+      "and the caller cannot tell whether the payment was authorized, so it will retry. (HAProxy's 503 after a "
+      "refused connection never reached the service.)")
+    w("- *authorized by service*: decided authorizations (`authorizer_invocations_total`, outcome approved or "
+      "declined) during the run, over every instance: old instances scraped during their metrics linger (after "
+      "the drain) minus their count at the start of the run, replacements at the end. *authorized, answer lost* "
+      "= that minus the 201s the client saw: payments authorized whose caller got an error instead. Retried on "
+      "another replica with the per-instance in-memory store, each would be authorized twice; with the shared "
+      "Redis store the retry replays. `≥` / n/a: a naive instance closes its health listener at the signal, so "
+      "its last scrape can miss requests it completed after it: the count is a lower bound and the difference "
+      "is not known (*outcome unknown* is then the number to read).")
     w("")
     for r in results:
         failures = r["haproxy_failures"]
