@@ -58,6 +58,27 @@ def logged_signal_ms(log_path):
     return None
 
 
+HAPROXY_REQ = re.compile(r'\[(\d+/\w+/\d+:\d+:\d+:\d+\.\d+)\] payments instances/(\S+) -?\d+/-?\d+/-?\d+/-?\d+/(\d+) ')
+
+
+def haproxy_last_done_ms(run_dir, server):
+    """Epoch ms when the last request HAProxy sent to `server` completed: request date + Ta, from HAProxy's log
+    (HAProxy is not starved the way the python client can be, so this is the better clock under heavy load)."""
+    import datetime
+    last = None
+    try:
+        with open(os.path.join(run_dir, "haproxy.log")) as f:
+            for line in f:
+                m = HAPROXY_REQ.search(line)
+                if m and m.group(2) == server:
+                    t = datetime.datetime.strptime(m.group(1), "%d/%b/%Y:%H:%M:%S.%f").timestamp() * 1000
+                    end = t + int(m.group(3))
+                    last = end if last is None or end > last else last
+    except OSError:
+        pass
+    return last
+
+
 def analyse(run_dir):
     run = read_json(os.path.join(run_dir, "run.json"))
     d = read_json(os.path.join(run_dir, "shutdown.json"))
@@ -70,6 +91,7 @@ def analyse(run_dir):
     phases = summary_phases(os.path.join(run_dir, d["log"]))
     last = d.get("metrics_last_scrape") or {}
     logged = logged_signal_ms(os.path.join(run_dir, d["log"]))
+    lb_done = haproxy_last_done_ms(run_dir, server)
     accounted = sum(phases.get(k, 0) for k in ("pre-drain", "drain", "key-release", "cleanup"))
     metric_phases = {k: round(v * 1000) for k, v in (last.get("shutdown_seconds") or {}).items() if k != "_count"}
     with open(os.path.join(run_dir, "events.csv")) as f:
@@ -83,14 +105,21 @@ def analyse(run_dir):
         "first_ready_503_ms": d["first_ready_503_after_signal_ms"],
         "signal_logged_ms": round(logged - sig, 1) if logged else None,
         "unaccounted_ms": phases["total"] - accounted if "total" in phases else None,
-        "haproxy_down_ms": d["haproxy_down_after_signal_ms"],
+        # HAProxy's own log line when it has one (format iso); else what drainwatch's poll of the stats page saw
+        "haproxy_down_ms": loadstats.haproxy_down_after(os.path.join(run_dir, "haproxy.log"), server, sig)
+        or d["haproxy_down_after_signal_ms"],
         "last_request_done_ms": round(max(r["end_ms"] for r in answered_after) - sig, 1) if answered_after else None,
+        "last_request_done_haproxy_ms": round(lb_done - sig, 1) if lb_done and lb_done >= sig else None,
         "business_closed_ms": d["business_closed_after_signal_ms"],
         "exited_ms": d["exited_after_signal_ms"],
         "exit_status": d["exit_status"],
         "log_phases_ms": phases,
         "metric_phases_ms": metric_phases,
         "errors": s["non_2xx"] + s["connection_errors"],
+        # failures on the instance being drained, vs HAProxy finding no instance UP at all (the other one failed
+        # its checks), vs anything else
+        "errors_on_victim": sum(1 for r in mine if r["error"] or not 200 <= r["status"] < 300),
+        "errors_no_server": sum(1 for r in rows if r["backend"] == "<NOSRV>"),
         "errors_by_kind": {**s["non_2xx_by_status"], **s["connection_errors_by_kind"]},
         "sent": s["sent"], "latency_p99_ms": s["latency_p99_ms"],
     }
@@ -154,10 +183,13 @@ def main():
         agg[str(lv)] = {
             "runs": len(rs), "rate_rps": rs[0]["rate_rps"] if lv != "all" else None,
             "errors": sum(r["errors"] for r in rs),
+            "errors_on_victim": sum(r["errors_on_victim"] for r in rs),
+            "errors_no_server": sum(r["errors_no_server"] for r in rs),
             "nonzero_exits": sum(1 for r in rs if r["exit_status"] != 0),
             "ready_503": stats(r["first_ready_503_ms"] for r in rs),
             "haproxy_down": stats(r["haproxy_down_ms"] for r in rs),
             "last_request_done": stats(r["last_request_done_ms"] for r in rs),
+            "last_request_done_haproxy": stats(r["last_request_done_haproxy_ms"] for r in rs),
             "drain": stats(r["log_phases_ms"].get("drain") for r in rs),
             "total": stats(r["log_phases_ms"].get("total") for r in rs),
             "signal_logged": stats(r["signal_logged_ms"] for r in rs),
@@ -208,8 +240,8 @@ def main():
       "50 ms (fresh connection each time) readiness, the business port, HAProxy's view of the server and "
       "`/metrics`; the process is waited for to get its exit status. The replacement starts after the exit, so "
       "JVM start-up does not compete with the drain being measured.")
-    w("- *last request done*: the end of the last request that instance answered, from the client's records "
-      "(what \"in-flight requests finished\" means to a caller). *total*: the service's own `Shutdown summary` "
+    w("- *last request done*: the end of the last request that instance answered, from HAProxy's log (request "
+      "date + total time) and from the client's records (which lag when the client is short of CPU). *total*: the service's own `Shutdown summary` "
       "(signal to end of cleanup; the same value as `shutdown_duration_seconds{phase=\"total\"}`, scraped during "
       "the metrics linger: both columns are shown). *exited*: signal to process exit (total + metrics linger + "
       "health listener close): what `terminationGracePeriodSeconds` must cover.")
@@ -222,19 +254,19 @@ def main():
       "clock, millisecond log stamps).")
     w("")
     w("| load | run | rps | in flight at signal | routed after signal | service logged the signal | readiness 503 | "
-      "HAProxy DOWN | last request "
-      "done | listener closed | pre-drain | drain | cleanup | total (log) | total (metric) | exited | exit status | "
-      "client errors | load avg |")
-    w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+      "HAProxy DOWN | last request done (HAProxy log) | last request done (client) | listener closed | pre-drain | drain | cleanup | total (log) | total (metric) | exited | exit status | "
+      "client errors (on the drained instance / no server UP) | load avg |")
+    w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in runs:
         p, m = r["log_phases_ms"], r["metric_phases_ms"]
-        w("| %d%% | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %d | %s |" % (
+        w("| %d%% | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %d (%d / %d) | %s |" % (
             r["level_pct"], r["run"], r["rate_rps"], r["in_flight_at_signal"], r["routed_after_signal"],
             fmt(r["signal_logged_ms"]),
-            fmt(r["first_ready_503_ms"]), fmt(r["haproxy_down_ms"]), fmt(r["last_request_done_ms"]),
+            fmt(r["first_ready_503_ms"]), fmt(r["haproxy_down_ms"]), fmt(r["last_request_done_haproxy_ms"]),
+            fmt(r["last_request_done_ms"]),
             fmt(r["business_closed_ms"]), fmt(p.get("pre-drain")), fmt(p.get("drain")), fmt(p.get("cleanup")),
             fmt(p.get("total")), fmt(m.get("total")), fmt(r["exited_ms"]), r["exit_status"], r["errors"],
-            r["loadavg"]))
+            r["errors_on_victim"], r["errors_no_server"], r["loadavg"]))
     w("")
     try:
         with open(os.path.join(results_dir, "skipped.txt")) as f:
@@ -249,15 +281,16 @@ def main():
     w("p50 / p99 in ms (nearest rank; with %d runs per level the p99 is the slowest run)." % (
         agg[str(levels[0])]["runs"] if levels else 0))
     w("")
-    w("| load | rps | runs | client errors | exit ≠ 0 | readiness 503 | HAProxy DOWN | last request done | drain "
-      "phase | total | exited |")
+    w("| load | rps | runs | client errors (on the drained instance / no server UP) | exit ≠ 0 | readiness 503 | "
+      "HAProxy DOWN | last request done (HAProxy log) | drain phase | total | exited |")
     w("|---|---:|---:|---:|---:|---|---|---|---|---|---|")
     for lv in levels + ["all"]:
         a = agg[str(lv)]
         cell = lambda k: "%s / %s" % (fmt(a[k]["p50"]), fmt(a[k]["p99"]))  # noqa: E731
-        w("| %s | %s | %d | %d | %d | %s | %s | %s | %s | %s | %s |" % (
+        w("| %s | %s | %d | %d (%d / %d) | %d | %s | %s | %s | %s | %s | %s |" % (
             "%d%%" % lv if lv != "all" else "**all**", a["rate_rps"] or "", a["runs"], a["errors"],
-            a["nonzero_exits"], cell("ready_503"), cell("haproxy_down"), cell("last_request_done"), cell("drain"),
+            a["errors_on_victim"], a["errors_no_server"], a["nonzero_exits"], cell("ready_503"), cell("haproxy_down"),
+            cell("last_request_done_haproxy"), cell("drain"),
             cell("total"), cell("exited")))
     w("")
     if has_plot:
@@ -289,12 +322,27 @@ def main():
     w("")
     w("What the measurement says about that arithmetic:")
     w("")
-    w("- The measured shutdown is almost entirely the pre-drain delay: the drain phase itself (listener close "
-      "to last handler done) p99 is %s ms, because by the time the listener closes HAProxy stopped sending "
-      "requests %s ms (p99) after the signal and the last request finished %s ms (p99) after it. The %s pre-drain "
-      "delay is therefore sized by the load balancer's removal time, not by the traffic." % (
-          fmt(agg["all"]["drain"]["p99"]), fmt(agg["all"]["haproxy_down"]["p99"]),
-          fmt(agg["all"]["last_request_done"]["p99"]), pre))
+    al = agg["all"]
+    w("- The drain phase itself (listener closed to last handler done) is short: p50 %s / p99 %s ms. The total is "
+      "mostly the fixed pre-drain delay (%s), and the process exit adds the metrics linger (1 s)." % (
+          fmt(al["drain"]["p50"]), fmt(al["drain"]["p99"]), pre))
+    w("- HAProxy took the instance out p50 %s / p99 %s ms after the signal, and the last request it had sent there "
+      "finished p50 %s / p99 %s ms after the signal (HAProxy's log). The pre-drain delay has to cover that removal "
+      "*under load*: %s readiness answers 503 within one poll, but the load balancer acts on it only after "
+      "`fall` checks, and a CPU-starved box stretches both the checks and the service's own timeline (see "
+      "*service logged the signal*). In the cluster, the preStop sleep plus the pre-drain delay must cover the "
+      "endpoint propagation in the same way." % (
+          fmt(al["haproxy_down"]["p50"]), fmt(al["haproxy_down"]["p99"]),
+          fmt(al["last_request_done_haproxy"]["p50"]), fmt(al["last_request_done_haproxy"]["p99"]),
+          "the service's"))
+    errs = al["errors_no_server"]
+    w("- Client errors on the instance being drained: %d in %d runs. %s" % (
+        al["errors_on_victim"], al["runs"],
+        ("Errors with no server UP: %d — HAProxy had taken the *other* instance out too, because its readiness "
+         "checks timed out (> 1 s) while it carried the whole load on a saturated machine (see the load "
+         "average column and HAProxy's log in the run's results). That is not the drain; it is what an "
+         "aggressive readiness timeout does to the survivors when CPU runs out." % errs) if errs else
+        "No request failed anywhere during the drains."))
     w("- `p99 × 1.5` (%d s) is far below the §5 sum: the sum is a bound for requests as slow as "
       "`authorizer.timeout` (5 s), which this load (50-200 ms) never produces. Set the grace period from §5 "
       "(it must also exceed `preStop + hard-deadline`, or SIGKILL beats the service's own deadline); use the "

@@ -8,7 +8,8 @@
 # Each run: INSTANCES graceful instances are up; the load runs at LEVEL% of the peak; after WARMUP_S one of them
 # gets SIGTERM and drainwatch.py times readiness 503, HAProxy removal, listener close, the final metrics scrape
 # and the exit; the load stops TAIL_S later. Then a replacement starts (after the exit, so that JVM start-up does
-# not compete with the drain being measured) and must be ready and in HAProxy before the next run.
+# not compete with the drain being measured), must be ready and in HAProxy, and is warmed up off the record
+# before the next run.
 # Writes load-tests/reports/drain.md from the results.
 #
 # Settings: LEVELS="25 75 100" RUNS=5 INSTANCES=2 PEAK_RPS= WARMUP_S=3 TAIL_S=1 PRESTOP_S=5 (the preStop sleep the
@@ -73,6 +74,10 @@ for level in $LEVELS; do
     lt_start_instance "$victim" graceful
     lt_wait_ready "$victim" 90
     lt_wait_haproxy "$victim" UP 10
+    # Warm the new JVM up off the record, straight on its business port: a cold JVM taking half of the next run's
+    # load answers its own readiness checks too slowly (see the README) and would be measured instead of the drain.
+    "$PY" "$LT_DIR/rolling-restart/loadgen.py" --port "$(lt_slot_business_port "$victim")" --rate 200 --duration 6 \
+      --key-prefix "warmup-$(lt_now_ms)" --out "$LT_RUN_DIR/warmup-s$victim-$(lt_now_ms).csv" >/dev/null
     victim=$(( victim % INSTANCES + 1 ))   # next time the instance that has been up longest
   done
 done

@@ -157,7 +157,8 @@ lt_start_haproxy() {
   cat >"$cfg" <<EOF
 global
     maxconn 8000
-    log stdout format raw local0 info
+    # iso: every line starts with a microsecond timestamp, also the "Server ... is DOWN" state changes
+    log stdout format iso local0 info
 
 defaults
     mode http

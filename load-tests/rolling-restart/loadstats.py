@@ -27,6 +27,32 @@ def load(path):
     return rows
 
 
+def haproxy_state_changes(path):
+    """[(epoch_ms, server, "UP"|"DOWN")] from a HAProxy log written with `format iso` ([] for older logs)."""
+    import datetime
+    import re
+    pattern = re.compile(r"^(\S+) Server instances/(\S+) is (UP|DOWN)")
+    out = []
+    try:
+        with open(path) as f:
+            for line in f:
+                m = pattern.match(line)
+                if m:
+                    out.append((datetime.datetime.fromisoformat(m.group(1)).timestamp() * 1000, m.group(2),
+                                m.group(3)))
+    except (OSError, ValueError):
+        pass
+    return out
+
+
+def haproxy_down_after(path, server, signal_ms):
+    """Milliseconds from signal_ms to HAProxy's own log line taking `server` DOWN, or None."""
+    for ms, srv, state in haproxy_state_changes(path):
+        if srv == server and state == "DOWN" and ms >= signal_ms:
+            return round(ms - signal_ms, 1)
+    return None
+
+
 def summarize(rows):
     ok = [r for r in rows if 200 <= r["status"] < 300]
     http_errors = Counter(str(r["status"]) for r in rows if r["status"] and not 200 <= r["status"] < 300)
