@@ -141,7 +141,7 @@ def plot(runs, out_png):
     fig, ax = plt.subplots(figsize=(9, 0.32 * len(runs) + 1.6))
     marks = (("first_ready_503_ms", "readiness 503", "tab:orange", "o"),
              ("haproxy_down_ms", "HAProxy DOWN", "tab:red", "v"),
-             ("last_request_done_ms", "last request done", "tab:green", "s"),
+             ("last_request_done_haproxy_ms", "last request done (HAProxy log)", "tab:green", "s"),
              ("business_closed_ms", "listener closed", "tab:purple", "D"),
              ("exited_ms", "process exited", "black", "x"))
     labels = []

@@ -378,25 +378,28 @@ lt_scrape_invocations() {
 
 # lt_measure_peak N: the highest constant arrival rate that N instances behind HAProxy, with this load generator
 # on the same box, sustain with no error, p99 latency <= LT_PEAK_P99_MS and the client keeping its schedule
-# (its own lag p99 <= LT_PEAK_LAG_MS; beyond that the client, not the service, is the limit).
+# (its own lag p99 <= LT_PEAK_LAG_MS; beyond that the client, not the service, is the limit). A failing step is
+# repeated once before the search stops.
 # Sets PEAK_RPS and writes $LT_RESULTS/peak.json.
 LT_PEAK_RATES="${LT_PEAK_RATES:-100 200 300 400 500 600 800 1000 1200 1500 1800 2200 2600 3000}"
 LT_PEAK_STEP_S="${LT_PEAK_STEP_S:-8}"
 LT_PEAK_P99_MS="${LT_PEAK_P99_MS:-500}"
-LT_PEAK_LAG_MS="${LT_PEAK_LAG_MS:-50}"
+LT_PEAK_LAG_MS="${LT_PEAK_LAG_MS:-100}"
 lt_measure_peak() {
   lt_new_run peak
   lt_start_cluster graceful "$1"
   lt_log "peak search: steps of $LT_PEAK_STEP_S s: $LT_PEAK_RATES"
-  local rate verdict steps="" last_ok=0
+  local rate verdict steps="" last_ok=0 attempt
   for rate in $LT_PEAK_RATES; do
-    "$PY" "$LT_DIR/rolling-restart/loadgen.py" --port "$LT_HAPROXY_PORT" --rate "$rate" \
-      --duration "$LT_PEAK_STEP_S" --out "$LT_RUN_DIR/step-$rate.csv" >/dev/null
-    verdict="$("$PY" - "$LT_RUN_DIR/step-$rate.csv" "$rate" "$LT_PEAK_P99_MS" "$LT_PEAK_LAG_MS" <<'PYEOF'
-import json, sys
-import os; sys.path.insert(0, os.environ["LT_DIR"] + "/rolling-restart")
+    # A failing step is tried once more: on a shared machine one step can catch another process's burst.
+    for attempt in 1 2; do
+      "$PY" "$LT_DIR/rolling-restart/loadgen.py" --port "$LT_HAPROXY_PORT" --rate "$rate" \
+        --duration "$LT_PEAK_STEP_S" --out "$LT_RUN_DIR/step-$rate-$attempt.csv" >/dev/null
+      verdict="$("$PY" - "$LT_RUN_DIR/step-$rate-$attempt.csv" "$rate" "$LT_PEAK_P99_MS" "$LT_PEAK_LAG_MS" "$attempt" <<'PYEOF'
+import json, os, sys
+sys.path.insert(0, os.environ["LT_DIR"] + "/rolling-restart")
 import loadstats
-path, rate, p99_max, lag_max = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+path, rate, p99_max, lag_max, attempt = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
 s = loadstats.summarize(loadstats.load(path))
 reasons = []
 if s["non_2xx"] or s["connection_errors"]:
@@ -405,13 +408,15 @@ if s["latency_p99_ms"] is None or s["latency_p99_ms"] > p99_max:
     reasons.append("p99 %s ms > %s" % (s["latency_p99_ms"], p99_max))
 if s["client_lag_p99_ms"] > lag_max:
     reasons.append("client lag p99 %s ms > %s (client-limited)" % (s["client_lag_p99_ms"], lag_max))
-print(json.dumps({"rate": rate, "pass": not reasons, "reasons": reasons, **{k: s[k] for k in (
+print(json.dumps({"rate": rate, "attempt": attempt, "pass": not reasons, "reasons": reasons, **{k: s[k] for k in (
     "sent", "ok_2xx", "non_2xx", "connection_errors", "latency_p50_ms", "latency_p99_ms", "client_lag_p99_ms",
-    "throughput_rps")}}))
+    "throughput_rps")}, "loadavg": open("/proc/loadavg").read().split()[0]}))
 PYEOF
 )"
-    lt_log "peak step $rate rps: $verdict"
-    steps="$steps${steps:+,}$verdict"
+      lt_log "peak step $rate rps, attempt $attempt: $verdict"
+      steps="$steps${steps:+,}$verdict"
+      [[ "$verdict" == *'"pass": true'* ]] && break
+    done
     if [[ "$verdict" == *'"pass": true'* ]]; then last_ok=$rate; else break; fi
   done
   lt_stop_all

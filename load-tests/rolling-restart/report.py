@@ -252,17 +252,19 @@ def main():
     else:
         w("The peak is the highest constant arrival rate that %s graceful instances behind HAProxy, with the load "
           "generator on the same machine, sustained for %s s with no error, p99 latency <= %s ms, and the client "
-          "keeping its own schedule (lag p99 <= %s ms), after an 8 s warm-up at 100 rps. Steps:" % (
+          "keeping its own schedule (lag p99 <= %s ms), after an 8 s warm-up at 100 rps; a failing step is tried "
+          "once more. Steps:" % (
               peak.get("instances"), peak.get("step_seconds"), peak.get("p99_limit_ms"),
               peak.get("client_lag_limit_ms")))
         w("")
-        w("| offered rps | achieved 2xx rps | errors | p50 ms | p99 ms | client lag p99 ms | verdict |")
-        w("|---:|---:|---:|---:|---:|---:|---|")
+        w("| offered rps | attempt | achieved 2xx rps | errors | p50 ms | p99 ms | client lag p99 ms | load avg | "
+          "verdict |")
+        w("|---:|---:|---:|---:|---:|---:|---:|---:|---|")
         for st in peak.get("steps", []):
-            w("| %d | %s | %d | %s | %s | %s | %s |" % (
-                st["rate"], st["throughput_rps"], st["non_2xx"] + st["connection_errors"],
+            w("| %d | %s | %s | %d | %s | %s | %s | %s | %s |" % (
+                st["rate"], st.get("attempt", 1), st["throughput_rps"], st["non_2xx"] + st["connection_errors"],
                 fmt(st["latency_p50_ms"]), fmt(st["latency_p99_ms"]), fmt(st["client_lag_p99_ms"]),
-                "pass" if st["pass"] else "fail: " + "; ".join(st["reasons"])))
+                st.get("loadavg", "?"), "pass" if st["pass"] else "fail: " + "; ".join(st["reasons"])))
         w("")
         w("**Peak = %s rps.** Load levels below are percentages of it." % peak.get("peak_rps"))
     w("")
