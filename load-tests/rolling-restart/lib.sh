@@ -212,8 +212,8 @@ EOF
   haproxy -db -f "$cfg" >"$LT_HAPROXY_LOG" 2>&1 &
   LT_PIDS+=($!)
   LT_HAPROXY_PID=$!
-  local i
-  for i in $(seq 1 50); do
+  local _
+  for _ in $(seq 1 50); do
     curl -sf "http://127.0.0.1:$LT_STATS_PORT/stats;csv" >/dev/null && return 0
     sleep 0.1
   done
@@ -240,7 +240,8 @@ lt_wait_haproxy() { # SLOT STATE TIMEOUT_S
 lt_start_instance() {
   local slot=$1 mode=$2
   shift 2
-  local log="$LT_RUN_DIR/instance-s$slot-$(lt_now_ms).log"
+  local log
+  log="$LT_RUN_DIR/instance-s$slot-$(lt_now_ms).log"
   # shellcheck disable=SC2086
   "$JAVA_HOME/bin/java" -Xmx"$LT_HEAP" $LT_JAVA_OPTS \
     -Dserver.port="$(lt_slot_business_port "$slot")" -Dserver.host=127.0.0.1 \
@@ -294,7 +295,8 @@ lt_sigterm_watched() {
     --server "s$slot" >"$2"
   lt_wait_exit "$slot"
   # the exit status and the instance's whole log (copied next to the JSON), for the reports
-  local log_copy="instance-s$slot-$(basename "${LT_SLOT_LOG[$slot]}" .log | sed 's/.*-//').log"
+  local log_copy
+  log_copy="instance-s$slot-$(basename "${LT_SLOT_LOG[$slot]}" .log | sed 's/.*-//').log"
   [ -f "$(dirname "$2")/$log_copy" ] || cp "${LT_SLOT_LOG[$slot]}" "$(dirname "$2")/$log_copy"
   "$PY" - "$2" "$LT_EXIT_STATUS" "$log_copy" "s$slot" <<'PYEOF'
 import json, sys

@@ -57,6 +57,7 @@ for mode in $MODES; do
     done
     lt_loadgen_start "$rate" 240 "$LT_RUN_DIR/requests.csv"
     sleep "$WARMUP_S"
+    # shellcheck disable=SC2086  # split on purpose: one slot per word
     set -- $spare
     for old in $running; do
       new=$1
