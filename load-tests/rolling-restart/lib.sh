@@ -1,0 +1,437 @@
+# shellcheck shell=bash
+# Shared by load-tests/rolling-restart/run.sh and load-tests/drain/run.sh: tools, the jar, HAProxy in front of
+# service instances on 127.0.0.1, the load generator, an event log, and the cleanup of everything started here.
+#
+# Instances live in "slots": slot N serves business traffic on $((LT_BASE_PORT + 100 + N)) and health on
+# $((LT_BASE_PORT + 200 + N)). HAProxy knows every slot up front (server sN) and checks each one's
+# /health/ready: a slot with nothing running is simply DOWN, a new instance joins when its readiness has passed
+# `rise` checks, and an instance whose readiness turns 503 leaves after `fall` checks, the way an EndpointSlice
+# follows a pod's Ready condition.
+
+LT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"   # repository root
+LT_DIR="$LT_ROOT/load-tests"
+export LT_DIR
+LT_BASE_PORT="${LT_BASE_PORT:-18000}"
+LT_SLOTS="${LT_SLOTS:-4}"
+LT_HAPROXY_PORT=$((LT_BASE_PORT + 80))
+LT_STATS_PORT=$((LT_BASE_PORT + 79))
+# HAProxy active checks: every LT_CHECK_INTER_MS, FALL failures take a server out, RISE successes put it in.
+LT_CHECK_INTER_MS="${LT_CHECK_INTER_MS:-500}"
+LT_CHECK_FALL="${LT_CHECK_FALL:-2}"
+LT_CHECK_RISE="${LT_CHECK_RISE:-2}"
+LT_CHECK_TIMEOUT_MS="${LT_CHECK_TIMEOUT_MS:-1000}"
+# Service settings shared by every instance (shutdown.mode is per run).
+LT_PRE_DRAIN="${LT_PRE_DRAIN:-PT3S}"
+LT_LATENCY="${LT_LATENCY:-PT0.05S}"         # authorizer.simulated-latency: holds requests in flight
+LT_JITTER="${LT_JITTER:-PT0.15S}"           # + uniform 0..jitter, so requests take 50-200 ms
+LT_HEAP="${LT_HEAP:-768m}"
+LT_JAVA_OPTS="${LT_JAVA_OPTS:-}"             # extra JVM options for every instance, e.g. -XX:TieredStopAtLevel=1
+LT_BUDGET_S="${LT_BUDGET_S:-570}"           # a scenario skips the runs that would start after this many seconds
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY="$(command -v python3)"
+
+declare -A LT_SLOT_PID=()     # slot -> pid of the instance running there
+declare -A LT_SLOT_LOG=()     # slot -> its log file
+declare -a LT_PIDS=()         # everything started here, for cleanup
+LT_RESULTS=""
+LT_LOADGEN_PID=""
+
+lt_now_ms() { date +%s%3N; }
+LT_STARTED_S=$(date +%s)
+
+# lt_time_left: true while the scenario is inside its time budget (LT_BUDGET_S)
+lt_time_left() { [ $(( $(date +%s) - LT_STARTED_S )) -lt "$LT_BUDGET_S" ]; }
+
+lt_log() { printf '%s %s\n' "$(date +%H:%M:%S.%3N)" "$*" >&2; }
+
+# Appends one line to the run's event log: epoch_ms,event,slot,detail
+lt_event() {
+  printf '%s,%s,%s,%s\n' "$(lt_now_ms)" "$1" "${2:-}" "${3:-}" >>"$LT_RUN_DIR/events.csv"
+}
+
+lt_cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  local pid
+  for pid in "${LT_PIDS[@]}"; do
+    if kill -0 "$pid" 2>/dev/null; then
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  done
+  wait 2>/dev/null || true
+  if [ "$rc" -ne 0 ]; then
+    lt_log "stopped (status $rc); results so far are in ${LT_RESULTS:-nowhere}"
+  fi
+  exit "$rc"
+}
+
+# lt_init NAME: results directory, traps, tools, jar. Everything started afterwards is killed on exit or Ctrl+C.
+lt_init() {
+  trap lt_cleanup EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  LT_RESULTS="$LT_DIR/results/$1-$(date +%Y%m%dT%H%M%S)"
+  mkdir -p "$LT_RESULTS"
+  lt_ensure_tools
+  lt_ensure_jar
+  lt_check_ports_free
+  lt_environment >"$LT_RESULTS/environment.json"
+}
+
+lt_ensure_tools() {
+  local missing=()
+  command -v haproxy >/dev/null || missing+=(haproxy)
+  command -v curl >/dev/null || missing+=(curl)
+  [ -x /usr/bin/python3 ] || missing+=(python3)
+  /usr/bin/python3 -c 'import matplotlib' 2>/dev/null || missing+=(python3-matplotlib)
+  if [ ${#missing[@]} -gt 0 ]; then
+    lt_log "installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+  PY=/usr/bin/python3
+  if [ -z "${JAVA_HOME:-}" ] || [ ! -x "$JAVA_HOME/bin/java" ]; then
+    local candidate
+    for candidate in /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/*; do
+      if [ -x "$candidate/bin/javac" ] && "$candidate/bin/java" -version 2>&1 | grep -qE 'version "(2[1-9]|[3-9][0-9])'; then
+        JAVA_HOME="$candidate"
+        break
+      fi
+    done
+  fi
+  [ -n "${JAVA_HOME:-}" ] || { lt_log "no JDK >= 21 under /usr/lib/jvm"; exit 1; }
+  export JAVA_HOME
+}
+
+lt_ensure_jar() {
+  if [ ! -f "$LT_ROOT/target/payments-authorization.jar" ] || [ ! -d "$LT_ROOT/target/libs" ]; then
+    lt_log "building target/payments-authorization.jar"
+    (cd "$LT_ROOT" && mvn -B -q -DskipTests package)
+  fi
+}
+
+lt_check_ports_free() {
+  local port
+  for port in "$LT_HAPROXY_PORT" "$LT_STATS_PORT" $(seq $((LT_BASE_PORT + 101)) $((LT_BASE_PORT + 100 + LT_SLOTS))) \
+      $(seq $((LT_BASE_PORT + 201)) $((LT_BASE_PORT + 200 + LT_SLOTS))); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      lt_log "port $port is already in use on 127.0.0.1; set LT_BASE_PORT to another range"
+      exit 1
+    fi
+  done
+}
+
+lt_environment() {
+  local helidon
+  helidon="$(grep -A2 '<artifactId>helidon-se</artifactId>' "$LT_ROOT/pom.xml" | sed -n 's/.*<version>\(.*\)<\/version>.*/\1/p' | head -1)"
+  "$PY" - "$helidon" <<'EOF'
+import json, os, platform, subprocess, sys, datetime
+def out(*cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True).stdout.strip() or \
+               subprocess.run(cmd, capture_output=True, text=True).stderr.strip()
+    except OSError:
+        return "?"
+java = os.path.join(os.environ["JAVA_HOME"], "bin", "java")
+model = [l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")]
+print(json.dumps({
+    "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    "cpus": os.cpu_count(), "cpu_model": model[0] if model else "?",
+    "mem_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+    "kernel": platform.release(),
+    "jdk": subprocess.run([java, "-version"], capture_output=True, text=True).stderr.splitlines()[0],
+    "helidon": sys.argv[1], "haproxy": out("haproxy", "-v").splitlines()[0],
+    "python": platform.python_version(),
+    "loadavg_at_start": open("/proc/loadavg").read().split()[:3],
+}, indent=1))
+EOF
+}
+
+lt_slot_business_port() { echo $((LT_BASE_PORT + 100 + $1)); }
+lt_slot_health_port() { echo $((LT_BASE_PORT + 200 + $1)); }
+
+# lt_start_haproxy RUN_DIR: HAProxy in front of every slot, logging each request and each check state change.
+lt_start_haproxy() {
+  local cfg="$LT_RUN_DIR/haproxy.cfg" slot
+  cat >"$cfg" <<EOF
+global
+    maxconn 8000
+    # iso: every line starts with a microsecond timestamp, also the "Server ... is DOWN" state changes
+    log stdout format iso local0 info
+
+defaults
+    mode http
+    log global
+    option httplog
+    # The load generator keeps its connections to HAProxy open for the whole run; never close them under it.
+    timeout connect 2s
+    timeout client 60s
+    timeout server 30s
+    timeout http-keep-alive 60s
+    # No retries and no redispatch: kube-proxy does not retry a request on another pod, and a retried POST
+    # would hide exactly the failures this test is about. (The service is idempotent by key, but we measure
+    # what the service does, not what a forgiving proxy makes of it.)
+    retries 0
+    retry-on none
+    no option redispatch
+
+frontend payments
+    bind 127.0.0.1:$LT_HAPROXY_PORT
+    maxconn 8000
+    # Which instance answered (or <NOSRV>), also on HAProxy's own error responses.
+    http-after-response set-header X-Backend %s
+    default_backend instances
+
+backend instances
+    balance roundrobin
+    option httpchk
+    # HTTP/1.1 with a Host header: Helidon 4 answers an HTTP/1.0 request (HAProxy's default) with 505.
+    http-check send meth GET uri /health/ready ver HTTP/1.1 hdr Host localhost
+    http-check expect status 200
+    # Emulates endpoint removal: a readiness 503 takes a server out after fall x inter, a new one joins after
+    # rise x inter. The service's pre-drain delay must exceed fall x inter (plus one check's duration).
+    default-server inter ${LT_CHECK_INTER_MS}ms fall $LT_CHECK_FALL rise $LT_CHECK_RISE
+    # A check that gets no answer within LT_CHECK_TIMEOUT_MS counts as failed (kubelet's default timeoutSeconds is
+    # 1). Without it HAProxy uses inter (500 ms), and on a CPU-starved machine healthy instances flap out.
+    timeout check ${LT_CHECK_TIMEOUT_MS}ms
+EOF
+  for slot in $(seq 1 "$LT_SLOTS"); do
+    echo "    server s$slot 127.0.0.1:$(lt_slot_business_port "$slot") check port $(lt_slot_health_port "$slot")" >>"$cfg"
+  done
+  cat >>"$cfg" <<EOF
+
+frontend stats
+    bind 127.0.0.1:$LT_STATS_PORT
+    stats enable
+    stats uri /stats
+    no log
+EOF
+  haproxy -c -q -f "$cfg"
+  LT_HAPROXY_LOG="$LT_RUN_DIR/haproxy.log"
+  haproxy -db -f "$cfg" >"$LT_HAPROXY_LOG" 2>&1 &
+  LT_PIDS+=($!)
+  LT_HAPROXY_PID=$!
+  local _
+  for _ in $(seq 1 50); do
+    curl -sf "http://127.0.0.1:$LT_STATS_PORT/stats;csv" >/dev/null && return 0
+    sleep 0.1
+  done
+  lt_log "HAProxy did not start; see $LT_RUN_DIR/haproxy.log"
+  exit 1
+}
+
+# lt_haproxy_state SLOT: UP, DOWN, "DOWN 1/2", ... as HAProxy sees server sSLOT
+lt_haproxy_state() {
+  curl -sf "http://127.0.0.1:$LT_STATS_PORT/stats;csv" | awk -F, -v s="s$1" '$1=="instances" && $2==s {print $18}'
+}
+
+lt_wait_haproxy() { # SLOT STATE TIMEOUT_S
+  local deadline=$(( $(lt_now_ms) + $3 * 1000 ))
+  while [ "$(lt_now_ms)" -lt "$deadline" ]; do
+    [ "$(lt_haproxy_state "$1")" = "$2" ] && { lt_event "haproxy-$2" "$1"; return 0; }
+    sleep 0.05
+  done
+  lt_log "slot $1 not $2 in HAProxy after $3 s"
+  return 1
+}
+
+# lt_start_instance SLOT MODE [extra -D options]: starts the jar in SLOT in the background.
+lt_start_instance() {
+  local slot=$1 mode=$2
+  shift 2
+  local log
+  log="$LT_RUN_DIR/instance-s$slot-$(lt_now_ms).log"
+  # shellcheck disable=SC2086
+  "$JAVA_HOME/bin/java" -Xmx"$LT_HEAP" $LT_JAVA_OPTS \
+    -Dserver.port="$(lt_slot_business_port "$slot")" -Dserver.host=127.0.0.1 \
+    -Dhealth-server.port="$(lt_slot_health_port "$slot")" -Dhealth-server.host=127.0.0.1 \
+    -Dshutdown.mode="$mode" -Dshutdown.pre-drain-delay="$LT_PRE_DRAIN" -Dshutdown.drain-timeout=PT10S \
+    -Dshutdown.cleanup-timeout=PT3S -Dshutdown.metrics-linger=PT1S -Dshutdown.hard-deadline=PT30S \
+    -Dauthorizer.simulated-latency="$LT_LATENCY" -Dauthorizer.simulated-latency-jitter="$LT_JITTER" \
+    -Didempotency.max-keys=2000000 -Didempotency.retention=PT10M \
+    "$@" -jar "$LT_ROOT/target/payments-authorization.jar" >"$log" 2>&1 &
+  local pid=$!
+  LT_PIDS+=("$pid")
+  LT_SLOT_PID[$slot]=$pid
+  LT_SLOT_LOG[$slot]=$log
+  lt_event start "$slot" "pid=$pid mode=$mode"
+}
+
+# lt_wait_ready SLOT TIMEOUT_S: until /health/ready answers 200 (what a Deployment waits for before going on).
+lt_wait_ready() {
+  local slot=$1 deadline=$(( $(lt_now_ms) + $2 * 1000 )) port
+  port=$(lt_slot_health_port "$slot")
+  while [ "$(lt_now_ms)" -lt "$deadline" ]; do
+    if [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 1 "http://127.0.0.1:$port/health/ready")" = 200 ]; then
+      # SIGTERM is handled only once Main has logged this line; before it the JVM would die the default way.
+      if grep -q 'serving business traffic' "${LT_SLOT_LOG[$slot]}"; then
+        lt_event ready "$slot"
+        return 0
+      fi
+    fi
+    kill -0 "${LT_SLOT_PID[$slot]}" 2>/dev/null || { lt_log "instance in slot $slot died; see ${LT_SLOT_LOG[$slot]}"; return 1; }
+    sleep 0.1
+  done
+  lt_log "slot $slot not ready after $2 s"
+  return 1
+}
+
+# lt_sigterm SLOT: sends SIGTERM, waits for the exit, records it; sets LT_EXIT_STATUS.
+lt_sigterm() {
+  local slot=$1 pid=${LT_SLOT_PID[$1]}
+  lt_event sigterm "$slot" "pid=$pid"
+  kill -TERM "$pid"
+  lt_wait_exit "$slot"
+}
+
+# lt_sigterm_watched SLOT OUT.json: SIGTERM sent by drainwatch.py, which times readiness, listener close, HAProxy
+# removal and scrapes the final metrics; then waits for the exit like lt_sigterm.
+lt_sigterm_watched() {
+  local slot=$1 pid=${LT_SLOT_PID[$1]}
+  lt_event sigterm "$slot" "pid=$pid"
+  "$PY" "$LT_DIR/drain/drainwatch.py" --pid "$pid" --health-port "$(lt_slot_health_port "$slot")" \
+    --business-port "$(lt_slot_business_port "$slot")" --stats-url "http://127.0.0.1:$LT_STATS_PORT/stats;csv" \
+    --server "s$slot" >"$2"
+  lt_wait_exit "$slot"
+  # the exit status and the instance's whole log (copied next to the JSON), for the reports
+  local log_copy
+  log_copy="instance-s$slot-$(basename "${LT_SLOT_LOG[$slot]}" .log | sed 's/.*-//').log"
+  [ -f "$(dirname "$2")/$log_copy" ] || cp "${LT_SLOT_LOG[$slot]}" "$(dirname "$2")/$log_copy"
+  "$PY" - "$2" "$LT_EXIT_STATUS" "$log_copy" "s$slot" <<'PYEOF'
+import json, sys
+path, status, log, server = sys.argv[1:]
+d = json.load(open(path))
+d.update(exit_status=int(status), log=log, server=server)
+json.dump(d, open(path, "w"))
+PYEOF
+}
+
+lt_wait_exit() {
+  local slot=$1 pid=${LT_SLOT_PID[$1]}
+  LT_EXIT_STATUS=0
+  wait "$pid" || LT_EXIT_STATUS=$?
+  lt_event exit "$slot" "status=$LT_EXIT_STATUS"
+  unset "LT_SLOT_PID[$slot]"
+}
+
+# lt_loadgen_start RATE MAX_SECONDS OUT.csv: the open-model client through HAProxy, in the background.
+lt_loadgen_start() {
+  "$PY" "$LT_DIR/rolling-restart/loadgen.py" --port "$LT_HAPROXY_PORT" --rate "$1" --duration "$2" \
+    --out "$3" >"${3%.csv}.summary.json" 2>"${3%.csv}.stderr" &
+  LT_LOADGEN_PID=$!
+  LT_PIDS+=("$LT_LOADGEN_PID")
+  lt_event loadgen-start "" "rate=$1"
+}
+
+# lt_loadgen_stop: stop scheduling new requests, let the ones in flight finish, wait for the CSV.
+lt_loadgen_stop() {
+  kill -INT "$LT_LOADGEN_PID" 2>/dev/null || true
+  wait "$LT_LOADGEN_PID" || { lt_log "load generator failed: $(cat "${LT_LOADGEN_OUT:-/dev/null}" 2>/dev/null)"; return 1; }
+  lt_event loadgen-stop
+  lt_event loadavg "" "$(cut -d' ' -f1 /proc/loadavg)"
+}
+
+# lt_stop_all: SIGKILL whatever instances remain and HAProxy (between runs; results are already written).
+lt_stop_all() {
+  local slot
+  for slot in "${!LT_SLOT_PID[@]}"; do
+    kill -KILL "${LT_SLOT_PID[$slot]}" 2>/dev/null || true
+    wait "${LT_SLOT_PID[$slot]}" 2>/dev/null || true
+    unset "LT_SLOT_PID[$slot]"
+  done
+  if [ -n "${LT_HAPROXY_PID:-}" ]; then
+    kill -TERM "$LT_HAPROXY_PID" 2>/dev/null || true
+    wait "$LT_HAPROXY_PID" 2>/dev/null || true
+    LT_HAPROXY_PID=""
+  fi
+  LT_HAPROXY_LOG=""
+}
+
+# lt_new_run NAME: a fresh directory for one run under the scenario's results.
+lt_new_run() {
+  LT_RUN_DIR="$LT_RESULTS/$1"
+  mkdir -p "$LT_RUN_DIR"
+  LT_HAPROXY_LOG_OFFSET=$(stat -c %s "${LT_HAPROXY_LOG:-/dev/null}" 2>/dev/null || echo 0)
+  echo "epoch_ms,event,slot,detail" >"$LT_RUN_DIR/events.csv"
+  lt_event loadavg "" "$(cut -d' ' -f1 /proc/loadavg)"
+}
+
+# lt_start_cluster MODE N: HAProxy plus N instances in slots 1..N, each ready and UP in HAProxy.
+lt_start_cluster() {
+  local mode=$1 n=$2 slot
+  lt_start_haproxy
+  for slot in $(seq 1 "$n"); do lt_start_instance "$slot" "$mode"; done
+  for slot in $(seq 1 "$n"); do lt_wait_ready "$slot" 90; done
+  for slot in $(seq 1 "$n"); do lt_wait_haproxy "$slot" UP 10; done
+  # Fresh JVMs interpret and compile their first few thousand requests; warm them up off the record, so that a
+  # run measures the restart, not the JIT (replacements started during a run stay cold, as in a real deploy).
+  "$PY" "$LT_DIR/rolling-restart/loadgen.py" --port "$LT_HAPROXY_PORT" --rate "${LT_WARMUP_RPS:-100}" \
+    --duration "${LT_WARMUP_S:-8}" --key-prefix "warmup-$(lt_now_ms)" --out "$LT_RUN_DIR/warmup.csv" >/dev/null
+  lt_event warmed-up
+}
+
+# lt_scrape_invocations SLOT: authorizations decided by a running instance (authorizer_invocations_total with
+# outcome approved or declined; "unknown" is a timed-out or failed issuer call, answered 502/504).
+lt_scrape_invocations() {
+  curl -sf --max-time 2 "http://127.0.0.1:$(lt_slot_health_port "$1")/metrics" \
+    | awk '/^authorizer_invocations_total/ && !/outcome="unknown"/ {s += $NF} END {printf "%d\n", s}'
+}
+
+# lt_measure_peak N: the highest constant arrival rate that N instances behind HAProxy, with this load generator
+# on the same box, sustain with no error, p99 latency <= LT_PEAK_P99_MS and the client keeping its schedule
+# (its own lag p99 <= LT_PEAK_LAG_MS; beyond that the client, not the service, is the limit). A failing step is
+# repeated once before the search stops.
+# Sets PEAK_RPS and writes $LT_RESULTS/peak.json.
+LT_PEAK_RATES="${LT_PEAK_RATES:-100 200 300 400 500 600 800 1000 1200 1500 1800 2200 2600 3000}"
+LT_PEAK_STEP_S="${LT_PEAK_STEP_S:-8}"
+LT_PEAK_P99_MS="${LT_PEAK_P99_MS:-500}"
+LT_PEAK_LAG_MS="${LT_PEAK_LAG_MS:-100}"
+lt_measure_peak() {
+  lt_new_run peak
+  lt_start_cluster graceful "$1"
+  lt_log "peak search: steps of $LT_PEAK_STEP_S s: $LT_PEAK_RATES"
+  local rate verdict steps="" last_ok=0 attempt
+  for rate in $LT_PEAK_RATES; do
+    # A failing step is tried once more: on a shared machine one step can catch another process's burst.
+    for attempt in 1 2; do
+      "$PY" "$LT_DIR/rolling-restart/loadgen.py" --port "$LT_HAPROXY_PORT" --rate "$rate" \
+        --duration "$LT_PEAK_STEP_S" --out "$LT_RUN_DIR/step-$rate-$attempt.csv" >/dev/null
+      verdict="$("$PY" - "$LT_RUN_DIR/step-$rate-$attempt.csv" "$rate" "$LT_PEAK_P99_MS" "$LT_PEAK_LAG_MS" "$attempt" <<'PYEOF'
+import json, os, sys
+sys.path.insert(0, os.environ["LT_DIR"] + "/rolling-restart")
+import loadstats
+path, rate, p99_max, lag_max, attempt = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+s = loadstats.summarize(loadstats.load(path))
+reasons = []
+if s["non_2xx"] or s["connection_errors"]:
+    reasons.append("errors")
+if s["latency_p99_ms"] is None or s["latency_p99_ms"] > p99_max:
+    reasons.append("p99 %s ms > %s" % (s["latency_p99_ms"], p99_max))
+if s["client_lag_p99_ms"] > lag_max:
+    reasons.append("client lag p99 %s ms > %s (client-limited)" % (s["client_lag_p99_ms"], lag_max))
+print(json.dumps({"rate": rate, "attempt": attempt, "pass": not reasons, "reasons": reasons, **{k: s[k] for k in (
+    "sent", "ok_2xx", "non_2xx", "connection_errors", "latency_p50_ms", "latency_p99_ms", "client_lag_p99_ms",
+    "throughput_rps")}, "loadavg": open("/proc/loadavg").read().split()[0]}))
+PYEOF
+)"
+      lt_log "peak step $rate rps, attempt $attempt: $verdict"
+      steps="$steps${steps:+,}$verdict"
+      [[ "$verdict" == *'"pass": true'* ]] && break
+    done
+    if [[ "$verdict" == *'"pass": true'* ]]; then last_ok=$rate; else break; fi
+  done
+  lt_stop_all
+  [ "$last_ok" -gt 0 ] || { lt_log "not even the first peak step passed; is the machine busy?"; exit 1; }
+  PEAK_RPS=$last_ok
+  printf '{"peak_rps": %s, "instances": %s, "step_seconds": %s, "p99_limit_ms": %s, "client_lag_limit_ms": %s, "steps": [%s]}\n' \
+    "$PEAK_RPS" "$1" "$LT_PEAK_STEP_S" "$LT_PEAK_P99_MS" "$LT_PEAK_LAG_MS" "$steps" >"$LT_RESULTS/peak.json"
+  lt_log "peak: $PEAK_RPS rps"
+}
+
+# lt_end_run: copies the part of HAProxy's log written since lt_new_run into the run's directory.
+lt_end_run() {
+  if [ -n "${LT_HAPROXY_LOG:-}" ] && [ -f "$LT_HAPROXY_LOG" ] && [ "$LT_HAPROXY_LOG" != "$LT_RUN_DIR/haproxy.log" ]; then
+    tail -c +$((LT_HAPROXY_LOG_OFFSET + 1)) "$LT_HAPROXY_LOG" >"$LT_RUN_DIR/haproxy.log"
+  fi
+}
