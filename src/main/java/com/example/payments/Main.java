@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.logging.Handler;
 import java.util.logging.Logger;
 
@@ -85,13 +86,12 @@ public final class Main {
             Config config = config(System.getenv("APP_CONFIG_FILE"));
             AppSettings settings = AppSettings.create(config);
             applyLogFormat(settings.logFormat());
-            running = start(config, settings, List.of());
+            running = start(config, settings, List.of(), sequence -> Signals.install(sequence::begin));
         } catch (ConfigurationException e) {
             System.err.println("Invalid configuration: " + e.getMessage());
             System.exit(2);
             return;
         }
-        Signals.install(running.shutdown()::begin);
         LOGGER.log(Level.INFO, "payments-authorization serving business traffic on port {0}, health probes and "
                                + "metrics on port {1}", String.valueOf(running.business().port()),
                    String.valueOf(running.health().port()));
@@ -126,9 +126,12 @@ public final class Main {
      *                        the listeners)
      * @param settings        validated settings
      * @param readinessChecks extra required readiness dependencies (tests use checks that hang, fail and throw)
+     * @param signalHandling  hands the shutdown sequence to the signal handlers, before startup can complete
+     *                        ({@code main} installs SIGTERM and SIGINT; in-JVM tests install nothing)
      * @return the running service
      */
-    static Running start(Config config, AppSettings settings, List<HealthCheck> readinessChecks) {
+    static Running start(Config config, AppSettings settings, List<HealthCheck> readinessChecks,
+                         Consumer<ShutdownSequence> signalHandling) {
         // Helidon's registries all share Micrometer's global one; use it openly.
         MeterRegistry meters = Services.get(MetricsFactory.class).globalRegistry();
         HealthState state = new HealthState();
@@ -192,10 +195,6 @@ public final class Main {
 
         LoopbackProber prober = LoopbackProber.create(state, URI.create("http://127.0.0.1:" + business.port()
                                                                          + "/ping"), settings.health());
-        prober.start();
-        // Routes are registered, dependencies wired; startup completes with the first successful loopback probe.
-        state.markWired();
-
         ShutdownSequence shutdown = ShutdownSequence.builder()
                 .settings(settings.shutdown())
                 .state(state)
@@ -212,6 +211,12 @@ public final class Main {
                 .addDiscoveredResources()
                 .meters(meters)
                 .build();
+        // The signal handlers go in before anything can report ready: a SIGTERM between the first 200 on
+        // /health/ready and their installation would hit the JVM's default handler and skip the drain.
+        signalHandling.accept(shutdown);
+        prober.start();
+        // Routes are registered, dependencies wired; startup completes with the first successful loopback probe.
+        state.markWired();
         return new Running(business, health, state, shutdown, meters,
                            List.of(prober, authorizations, registry, dependencies, idempotencyStore,
                                    authorizationStore));

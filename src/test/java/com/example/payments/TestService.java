@@ -38,7 +38,9 @@ final class TestService implements AutoCloseable {
                 .addSource(ConfigSources.create(values))
                 .addSource(ConfigSources.classpath("application.yaml"))
                 .build();
-        TestService service = new TestService(Main.start(config, AppSettings.create(config), readinessChecks));
+        // No signal handlers in the test JVM: its SIGTERM belongs to the build tool.
+        TestService service = new TestService(Main.start(config, AppSettings.create(config), readinessChecks,
+                                                          sequence -> { }));
         service.awaitStarted();
         return service;
     }
