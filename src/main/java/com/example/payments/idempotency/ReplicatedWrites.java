@@ -1,0 +1,119 @@
+package com.example.payments.idempotency;
+
+import java.time.Duration;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.RedisCodec;
+import io.lettuce.core.support.AsyncConnectionPoolSupport;
+import io.lettuce.core.support.BoundedAsyncPool;
+import io.lettuce.core.support.BoundedPoolConfig;
+
+/**
+ * Writes that must reach replicas before the service acts on them ({@code idempotency.redis.min-replicas-ack} above
+ * 0): the script, then {@code WAIT numreplicas timeout} on the same connection, both within one command timeout.
+ *
+ * <p>{@code WAIT} blocks the connection it is sent on until the replicas confirm or its timeout passes, so it must
+ * not run on the shared connection, where it would stall every other request's commands behind it (and, with the
+ * replicas gone, for the whole timeout). Each replicated write borrows one of {@value #CONNECTIONS} pooled
+ * connections instead. {@code WAIT} counts every write that Redis processed before it, so the authorization record
+ * saved on the shared connection just before a completion is covered by the completion's {@code WAIT} too.
+ */
+final class ReplicatedWrites implements AutoCloseable {
+
+    /** Connections for replicated writes, and so the most claims or completions waiting for replicas at once. */
+    static final int CONNECTIONS = 16;
+
+    /** Extra wait for {@code WAIT}'s own reply after its server-side timeout. */
+    private static final Duration REPLY_MARGIN = Duration.ofMillis(100);
+
+    /**
+     * The outcome of a replicated write.
+     *
+     * @param reply     the script's reply
+     * @param replicas  replicas that confirmed the write (0 when the script wrote nothing)
+     * @param confirmed {@code true} when the script wrote nothing or at least the required replicas confirmed it
+     */
+    record Result(Object reply, long replicas, boolean confirmed) {
+    }
+
+    private final BoundedAsyncPool<StatefulRedisConnection<String, byte[]>> pool;
+    private final Semaphore permits = new Semaphore(CONNECTIONS);
+    private final int required;
+    private final Duration commandTimeout;
+
+    ReplicatedWrites(RedisClient client, RedisURI uri, RedisCodec<String, byte[]> codec, int required,
+                     Duration commandTimeout) {
+        this.required = required;
+        this.commandTimeout = commandTimeout;
+        // minIdle 0: nothing connects until the first write, so an unreachable Redis does not fail startup.
+        this.pool = AsyncConnectionPoolSupport.createBoundedObjectPool(
+                () -> client.connectAsync(codec, uri),
+                BoundedPoolConfig.builder().maxTotal(CONNECTIONS).maxIdle(CONNECTIONS).minIdle(0).build());
+    }
+
+    /**
+     * Runs the script and, if it wrote, waits for the required replicas.
+     *
+     * @param script the script
+     * @param wrote  tells from the reply whether the script wrote
+     * @param key    its key
+     * @param args   its arguments
+     * @return reply and replication
+     * @throws io.lettuce.core.RedisException when Redis cannot be reached or the command timeout passes
+     */
+    Result eval(LuaScript script, Predicate<Object> wrote, String key, byte[][] args) {
+        long deadline = System.nanoTime() + commandTimeout.toNanos();
+        acquirePermit(deadline);
+        try {
+            StatefulRedisConnection<String, byte[]> connection = RedisReplies.await(pool.acquire(), deadline);
+            try {
+                Object reply = RedisConnection.evalsha(connection.async(), script, key, args, deadline);
+                if (!wrote.test(reply)) {
+                    return new Result(reply, 0, true);
+                }
+                long replicas = waitForReplicas(connection, deadline);
+                return new Result(reply, replicas, replicas >= required);
+            } finally {
+                pool.release(connection);
+            }
+        } finally {
+            permits.release();
+        }
+    }
+
+    private long waitForReplicas(StatefulRedisConnection<String, byte[]> connection, long deadline) {
+        // WAIT 0 would block forever: always at least 1 ms.
+        long timeoutMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+        try {
+            return RedisReplies.await(connection.async().waitForReplication(required, timeoutMillis),
+                                      System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis)
+                                      + REPLY_MARGIN.toNanos());
+        } catch (RedisCommandTimeoutException e) {
+            // The write happened; only its replication is unknown, which counts as not confirmed.
+            return 0;
+        }
+    }
+
+    private void acquirePermit(long deadline) {
+        try {
+            if (!permits.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                throw new RedisCommandTimeoutException("all " + CONNECTIONS + " connections for replicated writes "
+                                                       + "stayed busy for the command timeout");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new io.lettuce.core.RedisCommandInterruptedException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        pool.close();
+    }
+}
