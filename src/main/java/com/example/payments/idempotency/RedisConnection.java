@@ -16,6 +16,7 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -61,20 +62,24 @@ public final class RedisConnection implements AutoCloseable {
                 .build();
         // Parses rediss:// (TLS, peer verified against the JVM's trust store) and user:password@ (ACL AUTH).
         this.uri = RedisURI.create(settings.uri());
-        uri.setTimeout(settings.commandTimeout());
+        // Lettuce bounds the connection handshake (HELLO, AUTH) by this: the connect timeout, not the command
+        // timeout, or a cold JVM's first connection times out. Commands are bounded by the command timeout below.
+        uri.setTimeout(max(settings.connectTimeout(), settings.commandTimeout()));
         this.client = RedisClient.create(resources, uri);
         client.setOptions(ClientOptions.builder()
                                   .autoReconnect(true)
                                   .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                                   // At most once: a claim re-sent after a reconnect could answer 409 to its own request.
                                   .replayFilter(command -> true)
+                                  .timeoutOptions(TimeoutOptions.enabled(settings.commandTimeout()))
                                   .socketOptions(SocketOptions.builder()
                                                          .connectTimeout(settings.connectTimeout())
                                                          .keepAlive(true)
                                                          .build())
                                   .build());
         this.replicated = settings.minReplicasAck() > 0
-                ? new ReplicatedWrites(client, uri, CODEC, settings.minReplicasAck(), settings.commandTimeout())
+                ? new ReplicatedWrites(client, uri, CODEC, settings.minReplicasAck(), settings.connectTimeout(),
+                                       settings.commandTimeout())
                 : null;
     }
 
@@ -89,8 +94,11 @@ public final class RedisConnection implements AutoCloseable {
         RedisConnection connection = new RedisConnection(settings);
         try {
             connection.shared();
-        } catch (IdempotencyStore.UnavailableException e) {
-            LOGGER.log(Level.WARNING, "Redis not reachable at startup, will retry: {0}", e.getMessage());
+            if (connection.replicated != null) {
+                connection.replicated.warmUp();
+            }
+        } catch (IdempotencyStore.UnavailableException | RedisException e) {
+            LOGGER.log(Level.WARNING, "Redis not reachable at startup, will retry: {0}", RedisReplies.describe(e));
         }
         return connection;
     }
@@ -230,6 +238,10 @@ public final class RedisConnection implements AutoCloseable {
         } finally {
             connecting.unlock();
         }
+    }
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
     }
 
     private static IdempotencyStore.UnavailableException unavailable(String operation, RedisException e) {

@@ -1,6 +1,9 @@
 package com.example.payments.idempotency;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -16,7 +19,8 @@ import io.lettuce.core.support.BoundedPoolConfig;
 
 /**
  * Writes that must reach replicas before the service acts on them ({@code idempotency.redis.min-replicas-ack} above
- * 0): the script, then {@code WAIT numreplicas timeout} on the same connection, both within one command timeout.
+ * 0): the script, then {@code WAIT numreplicas timeout} on the same connection, both within one command timeout
+ * (opening a pooled connection, when one is needed, is bounded by the connect timeout before that).
  *
  * <p>{@code WAIT} blocks the connection it is sent on until the replicas confirm or its timeout passes, so it must
  * not run on the shared connection, where it would stall every other request's commands behind it (and, with the
@@ -45,16 +49,39 @@ final class ReplicatedWrites implements AutoCloseable {
     private final BoundedAsyncPool<StatefulRedisConnection<String, byte[]>> pool;
     private final Semaphore permits = new Semaphore(CONNECTIONS);
     private final int required;
+    private final Duration connectTimeout;
     private final Duration commandTimeout;
 
     ReplicatedWrites(RedisClient client, RedisURI uri, RedisCodec<String, byte[]> codec, int required,
-                     Duration commandTimeout) {
+                     Duration connectTimeout, Duration commandTimeout) {
         this.required = required;
+        this.connectTimeout = connectTimeout;
         this.commandTimeout = commandTimeout;
-        // minIdle 0: nothing connects until the first write, so an unreachable Redis does not fail startup.
+        // minIdle 0: nothing connects here, so an unreachable Redis does not fail startup.
         this.pool = AsyncConnectionPoolSupport.createBoundedObjectPool(
                 () -> client.connectAsync(codec, uri),
-                BoundedPoolConfig.builder().maxTotal(CONNECTIONS).maxIdle(CONNECTIONS).minIdle(0).build());
+                BoundedPoolConfig.builder().maxTotal(CONNECTIONS).maxIdle(CONNECTIONS).minIdle(0).build(), false);
+    }
+
+    /**
+     * Opens every pooled connection ahead of the first writes, so a burst right after startup does not wait for
+     * connections (and time out on the command timeout while it does).
+     *
+     * @throws io.lettuce.core.RedisException when Redis cannot be reached within the connect timeout
+     */
+    void warmUp() {
+        long deadline = System.nanoTime() + connectTimeout.toNanos();
+        List<CompletableFuture<StatefulRedisConnection<String, byte[]>>> opening = new ArrayList<>();
+        for (int i = 0; i < CONNECTIONS; i++) {
+            opening.add(pool.acquire());
+        }
+        try {
+            for (CompletableFuture<StatefulRedisConnection<String, byte[]>> connection : opening) {
+                RedisReplies.await(connection, deadline);
+            }
+        } finally {
+            opening.forEach(connection -> connection.thenAccept(pool::release));
+        }
     }
 
     /**
@@ -68,10 +95,12 @@ final class ReplicatedWrites implements AutoCloseable {
      * @throws io.lettuce.core.RedisException when Redis cannot be reached or the command timeout passes
      */
     Result eval(LuaScript script, Predicate<Object> wrote, String key, byte[][] args) {
-        long deadline = System.nanoTime() + commandTimeout.toNanos();
-        acquirePermit(deadline);
+        acquirePermit(System.nanoTime() + commandTimeout.toNanos());
         try {
-            StatefulRedisConnection<String, byte[]> connection = RedisReplies.await(pool.acquire(), deadline);
+            // A new pooled connection is bounded by the connect timeout; the commands by the command timeout.
+            StatefulRedisConnection<String, byte[]> connection = RedisReplies.await(
+                    pool.acquire(), System.nanoTime() + connectTimeout.toNanos());
+            long deadline = System.nanoTime() + commandTimeout.toNanos();
             try {
                 Object reply = RedisConnection.evalsha(connection.async(), script, key, args, deadline);
                 if (!wrote.test(reply)) {

@@ -39,7 +39,11 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
     }
 
     static IdempotencySettings.RedisSettings settings(String uri, int minReplicasAck) {
+        return settings(uri, minReplicasAck, Duration.ofMillis(500));
+    }
+
+    static IdempotencySettings.RedisSettings settings(String uri, int minReplicasAck, Duration commandTimeout) {
         return new IdempotencySettings.RedisSettings(URI.create(uri), "payments-authorization-test:",
-                                                     Duration.ofSeconds(1), Duration.ofMillis(500), minReplicasAck);
+                                                     Duration.ofSeconds(1), commandTimeout, minReplicasAck);
     }
 }

@@ -89,9 +89,12 @@ class RedisMinReplicasAckTest {
 
     @Test
     void twoHundredConcurrentReplicatedClaimsAllSucceedOnSixteenConnections() throws Exception {
+        // About sharing 16 connections, not about speed: a cold test JVM on two cores gets a generous timeout.
+        Duration generous = Duration.ofSeconds(3);
         try (RedisServer primary = RedisServer.start();
                 RedisServer replica = primary.startReplica();
-                RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(primary.uri(), 1))) {
+                RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(primary.uri(), 1,
+                                                                                                  generous))) {
             RedisIdempotencyStore store = RedisIdempotencyStore.create(redis);
             List<Future<Claim>> claims = new ArrayList<>();
             try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {

@@ -31,13 +31,15 @@ public final class RedisServer implements AutoCloseable {
                                               + "`apt-get install redis-server` (Debian/Ubuntu)";
 
     private final int port;
+    private final boolean tls;
     private final List<String> extraArgs;
     private final Path dir;
     private final List<String> output = new CopyOnWriteArrayList<>();
     private volatile Process process;
 
-    private RedisServer(int port, List<String> extraArgs, Path dir) {
+    private RedisServer(int port, boolean tls, List<String> extraArgs, Path dir) {
         this.port = port;
+        this.tls = tls;
         this.extraArgs = List.copyOf(extraArgs);
         this.dir = dir;
     }
@@ -63,12 +65,32 @@ public final class RedisServer implements AutoCloseable {
      * @throws IOException when it does not start within 10 s
      */
     public static RedisServer start(String... extraArgs) throws IOException {
+        return start(false, List.of(extraArgs));
+    }
+
+    /**
+     * Starts a server that accepts TLS only ({@code rediss://}), on a free port.
+     *
+     * @param certificates server certificate, key and CA
+     * @param extraArgs    more {@code redis-server} arguments, e.g. ACL users
+     * @return the running server
+     * @throws IOException when it does not start within 10 s
+     */
+    public static RedisServer startTls(TestCertificates certificates, String... extraArgs) throws IOException {
+        List<String> args = new ArrayList<>(List.of("--tls-cert-file", certificates.certificate().toString(),
+                "--tls-key-file", certificates.key().toString(), "--tls-ca-cert-file", certificates.ca().toString(),
+                "--tls-auth-clients", "no"));
+        args.addAll(List.of(extraArgs));
+        return start(true, args);
+    }
+
+    private static RedisServer start(boolean tls, List<String> extraArgs) throws IOException {
         assumeInstalled();
         Path dir = Files.createTempDirectory("redis-test-");
         IOException failure = null;
         // The free port may be taken by someone else before redis-server binds it: try another one.
         for (int attempt = 0; attempt < 3; attempt++) {
-            RedisServer server = new RedisServer(freePort(), List.of(extraArgs), dir);
+            RedisServer server = new RedisServer(freePort(), tls, extraArgs, dir);
             try {
                 server.launch();
                 return server;
@@ -103,10 +125,10 @@ public final class RedisServer implements AutoCloseable {
     /**
      * The URI the service is configured with.
      *
-     * @return {@code redis://127.0.0.1:<port>}
+     * @return {@code redis://127.0.0.1:<port>}, or {@code rediss://} when the server speaks TLS
      */
     public String uri() {
-        return "redis://127.0.0.1:" + port;
+        return (tls ? "rediss" : "redis") + "://127.0.0.1:" + port;
     }
 
     /**
@@ -195,7 +217,11 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private void launch() throws IOException {
-        List<String> command = new ArrayList<>(List.of("redis-server", "--port", String.valueOf(port),
+        List<String> listen = tls ? List.of("--port", "0", "--tls-port", String.valueOf(port))
+                : List.of("--port", String.valueOf(port));
+        List<String> command = new ArrayList<>(List.of("redis-server"));
+        command.addAll(listen);
+        command.addAll(List.of(
                 "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(),
                 "--maxmemory-policy", "noeviction",
                 // A replica gets its first sync at once instead of after the default 5 s wait for more replicas.
