@@ -121,6 +121,10 @@ public final class RedisConnection implements AutoCloseable {
         return settings.minReplicasAck();
     }
 
+    Duration commandTimeout() {
+        return settings.commandTimeout();
+    }
+
     /**
      * Runs one command on the shared connection and waits for its answer at most the command timeout.
      *

@@ -8,8 +8,10 @@ import io.helidon.health.HealthCheckType;
 
 /**
  * The readiness dependency {@code idempotency-store} of the redis backend: {@code PING}, bounded by
- * {@code health.readiness.check-timeout}. Without the store the service must not authorize, so a replica that cannot
- * reach Redis takes itself out of the load balancer. Liveness never runs it: restarting the process does not fix Redis.
+ * {@code health.readiness.check-timeout} and by {@code idempotency.redis.command-timeout}, whichever is shorter (a
+ * Redis slower than the command timeout fails every request, so it must fail readiness too). Without the store the
+ * service must not authorize, so a replica that cannot reach Redis takes itself out of the load balancer. Liveness
+ * never runs it: restarting the process does not fix Redis.
  */
 public final class RedisReadinessCheck implements HealthCheck {
 
@@ -27,12 +29,14 @@ public final class RedisReadinessCheck implements HealthCheck {
     /**
      * Creates the check.
      *
-     * @param redis   the shared client
-     * @param timeout how long to wait for {@code PONG} ({@code health.readiness.check-timeout}, default PT1S)
+     * @param redis        the shared client
+     * @param checkTimeout {@code health.readiness.check-timeout}, default PT1S
      * @return the check
      */
-    public static RedisReadinessCheck create(RedisConnection redis, Duration timeout) {
-        return new RedisReadinessCheck(redis, timeout);
+    public static RedisReadinessCheck create(RedisConnection redis, Duration checkTimeout) {
+        Duration commandTimeout = redis.commandTimeout();
+        return new RedisReadinessCheck(redis, checkTimeout.compareTo(commandTimeout) < 0 ? checkTimeout
+                : commandTimeout);
     }
 
     @Override
