@@ -2,7 +2,10 @@ package com.example.payments.idempotency;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -13,7 +16,6 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
@@ -159,6 +161,22 @@ public final class RedisConnection implements AutoCloseable {
     }
 
     /**
+     * Loads scripts into Redis ahead of their first use, so the first requests skip the {@code NOSCRIPT} round trip.
+     * Best effort: an unreachable Redis is reported by readiness, and {@link #eval} loads a script it misses anyway.
+     *
+     * @param scripts the scripts
+     */
+    void preload(List<LuaScript> scripts) {
+        try {
+            for (LuaScript script : scripts) {
+                call("load " + script.name(), redis -> redis.scriptLoad(script.source()));
+            }
+        } catch (IdempotencyStore.UnavailableException e) {
+            LOGGER.log(Level.DEBUG, "Scripts not preloaded: {0}", e.getMessage());
+        }
+    }
+
+    /**
      * Runs a script on the shared connection, loading it first if Redis does not know it.
      *
      * @param script the script
@@ -170,7 +188,7 @@ public final class RedisConnection implements AutoCloseable {
     Object eval(LuaScript script, String key, byte[]... args) {
         long deadline = System.nanoTime() + settings.commandTimeout().toNanos();
         try {
-            return evalsha(shared().async(), script, key, args, deadline);
+            return script.run(shared().async(), key, args, deadline);
         } catch (RedisException e) {
             throw unavailable(script.name(), e);
         }
@@ -178,7 +196,7 @@ public final class RedisConnection implements AutoCloseable {
 
     /**
      * Runs a write script and, when {@code idempotency.redis.min-replicas-ack} is above 0 and the script wrote, waits
-     * for that many replicas ({@code WAIT}), all within one command timeout.
+     * for that many replicas ({@code WAIT}), each step within one command timeout.
      *
      * @param script the script
      * @param wrote  tells from the reply whether the script wrote anything
@@ -199,20 +217,6 @@ public final class RedisConnection implements AutoCloseable {
         }
     }
 
-    /**
-     * {@code EVALSHA}, then {@code SCRIPT LOAD} and {@code EVALSHA} again after {@code NOSCRIPT}.
-     */
-    static Object evalsha(RedisAsyncCommands<String, byte[]> redis, LuaScript script, String key, byte[][] args,
-                          long deadline) {
-        String[] keys = {key};
-        try {
-            return RedisReplies.await(redis.evalsha(script.sha1(), script.output(), keys, args), deadline);
-        } catch (RedisNoScriptException e) {
-            RedisReplies.await(redis.scriptLoad(script.source()), deadline);
-            return RedisReplies.await(redis.evalsha(script.sha1(), script.output(), keys, args), deadline);
-        }
-    }
-
     private StatefulRedisConnection<String, byte[]> shared() {
         StatefulRedisConnection<String, byte[]> current = shared;
         if (current != null) {
@@ -220,8 +224,8 @@ public final class RedisConnection implements AutoCloseable {
         }
         // One thread connects; the others fail fast instead of queueing behind a connect timeout.
         if (!connecting.tryLock()) {
-            throw new IdempotencyStore.UnavailableException("Redis: connecting (last failure: " + lastFailure + ")",
-                                                            null);
+            throw new IdempotencyStore.UnavailableException("Redis: not connected, another request is connecting "
+                                                            + "(last failure: " + lastFailure + ")", null);
         }
         try {
             if (shared != null) {
@@ -263,6 +267,12 @@ public final class RedisConnection implements AutoCloseable {
             current.close();
         }
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        resources.shutdown(0, 2, TimeUnit.SECONDS);
+        try {
+            resources.shutdown(0, 2, TimeUnit.SECONDS).get(3, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            LOGGER.log(Level.WARNING, "Lettuce threads did not stop: {0}", RedisReplies.describe(e));
+        }
     }
 }

@@ -74,6 +74,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * @return the store
      */
     public static RedisIdempotencyStore create(RedisConnection redis) {
+        redis.preload(List.of(CLAIM, RENEW, COMPLETE, RELEASE));
         return new RedisIdempotencyStore(redis);
     }
 

@@ -19,14 +19,16 @@ import io.lettuce.core.support.BoundedPoolConfig;
 
 /**
  * Writes that must reach replicas before the service acts on them ({@code idempotency.redis.min-replicas-ack} above
- * 0): the script, then {@code WAIT numreplicas timeout} on the same connection, both within one command timeout
- * (opening a pooled connection, when one is needed, is bounded by the connect timeout before that).
+ * 0): the script, bounded by the command timeout, then {@code WAIT numreplicas timeout} on the same connection with
+ * the command timeout as its timeout (opening a pooled connection, when one is needed, is bounded by the connect
+ * timeout before that).
  *
  * <p>{@code WAIT} blocks the connection it is sent on until the replicas confirm or its timeout passes, so it must
  * not run on the shared connection, where it would stall every other request's commands behind it (and, with the
  * replicas gone, for the whole timeout). Each replicated write borrows one of {@value #CONNECTIONS} pooled
- * connections instead. {@code WAIT} counts every write that Redis processed before it, so the authorization record
- * saved on the shared connection just before a completion is covered by the completion's {@code WAIT} too.
+ * connections instead. A replica that confirms a write has every write the primary processed before it (they share
+ * one replication stream), so the authorization record saved on the shared connection just before a completion is
+ * covered by the completion's {@code WAIT} too.
  */
 final class ReplicatedWrites implements AutoCloseable {
 
@@ -102,11 +104,11 @@ final class ReplicatedWrites implements AutoCloseable {
                     pool.acquire(), System.nanoTime() + connectTimeout.toNanos());
             long deadline = System.nanoTime() + commandTimeout.toNanos();
             try {
-                Object reply = RedisConnection.evalsha(connection.async(), script, key, args, deadline);
+                Object reply = script.run(connection.async(), key, args, deadline);
                 if (!wrote.test(reply)) {
                     return new Result(reply, 0, true);
                 }
-                long replicas = waitForReplicas(connection, deadline);
+                long replicas = waitForReplicas(connection);
                 return new Result(reply, replicas, replicas >= required);
             } finally {
                 pool.release(connection);
@@ -116,9 +118,9 @@ final class ReplicatedWrites implements AutoCloseable {
         }
     }
 
-    private long waitForReplicas(StatefulRedisConnection<String, byte[]> connection, long deadline) {
+    private long waitForReplicas(StatefulRedisConnection<String, byte[]> connection) {
         // WAIT 0 would block forever: always at least 1 ms.
-        long timeoutMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+        long timeoutMillis = Math.max(1, commandTimeout.toMillis());
         try {
             return RedisReplies.await(connection.async().waitForReplication(required, timeoutMillis),
                                       System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis)

@@ -13,6 +13,9 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 
@@ -109,8 +112,32 @@ public final class RedisServer implements AutoCloseable {
      */
     public RedisServer startReplica() throws IOException {
         RedisServer replica = start("--replicaof", "127.0.0.1", String.valueOf(port));
-        replica.awaitLine("sync: Finished with success", Duration.ofSeconds(10));
-        return replica;
+        try {
+            replica.awaitLine("sync: Finished with success", Duration.ofSeconds(10));
+            awaitAcknowledgedWrite(Duration.ofSeconds(10));
+            return replica;
+        } catch (IOException e) {
+            replica.close();
+            throw e;
+        }
+    }
+
+    // After a full sync the primary streams writes to a new replica only from the replica's first acknowledgement,
+    // which comes with its once-a-second cron: until then WAIT cannot succeed. Wait until one write is acknowledged.
+    private void awaitAcknowledgedWrite(Duration timeout) throws IOException {
+        RedisClient client = RedisClient.create(uri());
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (System.nanoTime() < deadline) {
+                connection.sync().set("redis-server-fixture:probe", "1");
+                if (connection.sync().waitForReplication(1, 200) >= 1) {
+                    return;
+                }
+            }
+            throw new IOException("The replica of " + uri() + " acknowledged no write within " + timeout);
+        } finally {
+            client.shutdown();
+        }
     }
 
     /**
