@@ -8,6 +8,7 @@ import com.example.payments.testing.RedisServer;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 
 /** The store contract, unchanged, against {@link RedisIdempotencyStore} on a private {@code redis-server}. */
 class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
@@ -18,9 +19,16 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
 
     @BeforeAll
     static void startRedis() throws IOException {
-        server = RedisServer.start();
-        connection = RedisConnection.create(settings(server.uri(), 0));
-        store = RedisIdempotencyStore.create(connection);
+        if (RedisServer.installed()) {
+            server = RedisServer.start();
+            connection = RedisConnection.create(settings(server.uri(), 0));
+            store = RedisIdempotencyStore.create(connection);
+        }
+    }
+
+    @BeforeEach
+    void requireRedis() {
+        RedisServer.assumeInstalled();
     }
 
     @AfterAll

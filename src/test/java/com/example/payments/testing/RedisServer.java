@@ -48,7 +48,9 @@ public final class RedisServer implements AutoCloseable {
     }
 
     /**
-     * Skips the calling test when {@code redis-server} is missing, or fails it under {@code CI=true}.
+     * Skips the calling test when {@code redis-server} is missing, or fails it under {@code CI=true}. Call it per test
+     * (in {@code @BeforeEach}): a class aborted in {@code @BeforeAll} is reported by Surefire as 0 tests, without the
+     * message.
      */
     public static void assumeInstalled() {
         if (installed()) {
@@ -293,7 +295,12 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    private static boolean installed() {
+    /**
+     * Whether {@code redis-server} is on the PATH.
+     *
+     * @return {@code true} when it is
+     */
+    public static boolean installed() {
         String path = System.getenv().getOrDefault("PATH", "");
         for (String directory : path.split(java.io.File.pathSeparator)) {
             if (!directory.isEmpty() && Files.isExecutable(Path.of(directory, "redis-server"))) {
