@@ -12,21 +12,16 @@ import java.util.function.Predicate;
 
 import com.example.payments.idempotency.IdempotencySettings.RedisSettings;
 
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.metrics.CommandLatencyRecorder;
 import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.Delay;
 
 /**
  * The Redis client shared by the redis backends ({@link RedisIdempotencyStore} and the Redis authorization store):
@@ -43,7 +38,6 @@ import io.lettuce.core.resource.Delay;
 public final class RedisConnection implements AutoCloseable {
 
     private static final System.Logger LOGGER = System.getLogger(RedisConnection.class.getName());
-    private static final Duration RECONNECT_INTERVAL = Duration.ofSeconds(1);
     private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
 
     private final RedisSettings settings;
@@ -58,27 +52,9 @@ public final class RedisConnection implements AutoCloseable {
 
     private RedisConnection(RedisSettings settings) {
         this.settings = settings;
-        this.resources = ClientResources.builder()
-                .reconnectDelay(Delay.exponential(Duration.ofMillis(50), RECONNECT_INTERVAL, 2, TimeUnit.MILLISECONDS))
-                .commandLatencyRecorder(CommandLatencyRecorder.disabled())
-                .build();
-        // Parses rediss:// (TLS, peer verified against the JVM's trust store) and user:password@ (ACL AUTH).
-        this.uri = RedisURI.create(settings.uri());
-        // Lettuce bounds the connection handshake (HELLO, AUTH) by this: the connect timeout, not the command
-        // timeout, or a cold JVM's first connection times out. Commands are bounded by the command timeout below.
-        uri.setTimeout(max(settings.connectTimeout(), settings.commandTimeout()));
-        this.client = RedisClient.create(resources, uri);
-        client.setOptions(ClientOptions.builder()
-                                  .autoReconnect(true)
-                                  .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                                  // At most once: a claim re-sent after a reconnect could answer 409 to its own request.
-                                  .replayFilter(command -> true)
-                                  .timeoutOptions(TimeoutOptions.enabled(settings.commandTimeout()))
-                                  .socketOptions(SocketOptions.builder()
-                                                         .connectTimeout(settings.connectTimeout())
-                                                         .keepAlive(true)
-                                                         .build())
-                                  .build());
+        this.resources = RedisClients.resources();
+        this.uri = RedisClients.uri(settings);
+        this.client = RedisClients.client(settings, resources, uri);
         this.replicated = settings.minReplicasAck() > 0
                 ? new ReplicatedWrites(client, uri, CODEC, settings.minReplicasAck(), settings.connectTimeout(),
                                        settings.commandTimeout())
@@ -234,7 +210,7 @@ public final class RedisConnection implements AutoCloseable {
             if (System.nanoTime() - nextAttemptNanos < 0) {
                 throw new IdempotencyStore.UnavailableException("Redis: not connected: " + lastFailure, null);
             }
-            nextAttemptNanos = System.nanoTime() + RECONNECT_INTERVAL.toNanos();
+            nextAttemptNanos = System.nanoTime() + RedisClients.RECONNECT_INTERVAL.toNanos();
             StatefulRedisConnection<String, byte[]> connected = client.connect(CODEC, uri);
             LOGGER.log(Level.INFO, "Connected to Redis: {0}", settings);
             RedisReplies.warnUnlessNoEviction(connected, settings.commandTimeout());
@@ -246,10 +222,6 @@ public final class RedisConnection implements AutoCloseable {
         } finally {
             connecting.unlock();
         }
-    }
-
-    private static Duration max(Duration a, Duration b) {
-        return a.compareTo(b) >= 0 ? a : b;
     }
 
     private static IdempotencyStore.UnavailableException unavailable(String operation, RedisException e) {

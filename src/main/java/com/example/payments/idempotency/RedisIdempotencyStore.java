@@ -86,8 +86,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             // Not on enough replicas: a failover could lose the claim and let a retry authorize again. Give the key
             // back and refuse, before the authorizer runs.
             releaseQuietly(lookupKey, owner);
-            throw new UnavailableException("claim not confirmed by " + redis.minReplicasAck() + " Redis replica(s) within the "
-                                           + "command timeout (" + result.replicas() + " confirmed)", null);
+            throw new UnavailableException("claim not confirmed by " + redis.minReplicasAck() + " Redis "
+                                           + "replica(s) within the command timeout (" + result.replicas()
+                                           + " confirmed)", null);
         }
         List<?> reply = (List<?>) result.reply();
         return switch (text(reply.get(0))) {
@@ -119,10 +120,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 bytes(response.location() == null ? "" : response.location()), bytes(response.contentType()),
                 response.body());
         if (!result.confirmed()) {
-            throw new UnavailableException("completion not confirmed by " + redis.minReplicasAck() + " Redis replica(s) "
-                                           + "within the command timeout (" + result.replicas() + " confirmed); it is "
-                                           + "on the primary only, and a failover before it replicates would lose it",
-                                           null);
+            throw new UnavailableException("completion not confirmed by " + redis.minReplicasAck() + " Redis "
+                                           + "replica(s) within the command timeout (" + result.replicas()
+                                           + " confirmed); it is on the primary only, and a failover before it "
+                                           + "replicates would lose it", null);
         }
         return (Long) result.reply() == 1L;
     }

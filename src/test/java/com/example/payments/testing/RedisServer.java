@@ -16,8 +16,6 @@ import java.util.concurrent.TimeUnit;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * A private {@code redis-server} for one test class: its own free port on 127.0.0.1, no persistence, its own working
@@ -25,13 +23,9 @@ import org.junit.jupiter.api.Assumptions;
  * process.
  *
  * <p>Without {@code redis-server} on the PATH a test is skipped with a message saying how to install it; with
- * {@code CI=true} it fails instead, so CI cannot pass by skipping.
+ * {@code CI=true} it fails instead ({@link Tools#require}).
  */
 public final class RedisServer implements AutoCloseable {
-
-    /** How to get the binary, for skip and failure messages. */
-    public static final String INSTALL_HINT = "redis-server is not on the PATH; install it with "
-                                              + "`apt-get install redis-server` (Debian/Ubuntu)";
 
     private final int port;
     private final boolean tls;
@@ -48,18 +42,20 @@ public final class RedisServer implements AutoCloseable {
     }
 
     /**
-     * Skips the calling test when {@code redis-server} is missing, or fails it under {@code CI=true}. Call it per test
-     * (in {@code @BeforeEach}): a class aborted in {@code @BeforeAll} is reported by Surefire as 0 tests, without the
-     * message.
+     * Skips the calling test when {@code redis-server} is missing, or fails it under {@code CI=true} (see
+     * {@link Tools#require}).
      */
     public static void assumeInstalled() {
-        if (installed()) {
-            return;
-        }
-        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-            Assertions.fail(INSTALL_HINT + " (CI=true: required)");
-        }
-        Assumptions.abort(INSTALL_HINT);
+        Tools.require("redis-server", "apt-get install redis-server");
+    }
+
+    /**
+     * Whether {@code redis-server} is on the PATH.
+     *
+     * @return {@code true} when it is
+     */
+    public static boolean installed() {
+        return Tools.onPath("redis-server");
     }
 
     /**
@@ -293,21 +289,6 @@ public final class RedisServer implements AutoCloseable {
         } catch (IOException e) {
             // the server ended
         }
-    }
-
-    /**
-     * Whether {@code redis-server} is on the PATH.
-     *
-     * @return {@code true} when it is
-     */
-    public static boolean installed() {
-        String path = System.getenv().getOrDefault("PATH", "");
-        for (String directory : path.split(java.io.File.pathSeparator)) {
-            if (!directory.isEmpty() && Files.isExecutable(Path.of(directory, "redis-server"))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static int freePort() throws IOException {

@@ -6,8 +6,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * A throw-away certificate authority and a server certificate for 127.0.0.1, made with {@code openssl}, plus a
@@ -21,9 +19,6 @@ import org.junit.jupiter.api.Assumptions;
  */
 public record TestCertificates(Path ca, Path certificate, Path key, Path trustStore, String trustStorePassword) {
 
-    /** How to get openssl, for skip and failure messages. */
-    public static final String INSTALL_HINT = "openssl is not on the PATH; install it with `apt-get install openssl`";
-
     /**
      * Makes the files in a new temporary directory. Skips the calling test without {@code openssl} (fails under
      * {@code CI=true}).
@@ -32,12 +27,7 @@ public record TestCertificates(Path ca, Path certificate, Path key, Path trustSt
      * @throws Exception when a tool fails
      */
     public static TestCertificates create() throws Exception {
-        if (!onPath("openssl")) {
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                Assertions.fail(INSTALL_HINT + " (CI=true: required)");
-            }
-            Assumptions.abort(INSTALL_HINT);
-        }
+        Tools.require("openssl", "apt-get install openssl");
         Path dir = Files.createTempDirectory("redis-tls-");
         Path ca = dir.resolve("ca.crt");
         Path caKey = dir.resolve("ca.key");
@@ -68,14 +58,5 @@ public record TestCertificates(Path ca, Path certificate, Path key, Path trustSt
         if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
             throw new IOException(String.join(" ", command) + " failed:\n" + output);
         }
-    }
-
-    private static boolean onPath(String tool) {
-        for (String directory : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
-            if (!directory.isEmpty() && Files.isExecutable(Path.of(directory, tool))) {
-                return true;
-            }
-        }
-        return false;
     }
 }
