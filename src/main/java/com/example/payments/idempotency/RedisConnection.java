@@ -76,7 +76,8 @@ public final class RedisConnection implements AutoCloseable {
                 connection.replicated.warmUp();
             }
         } catch (IdempotencyStore.UnavailableException | RedisException e) {
-            LOGGER.log(Level.WARNING, "Redis not reachable at startup, will retry: {0}", RedisReplies.describe(e));
+            LOGGER.log(Level.WARNING, "Redis not reachable at startup, will retry: {0}: {1}", settings,
+                       RedisReplies.describe(e));
         }
         return connection;
     }
@@ -218,7 +219,7 @@ public final class RedisConnection implements AutoCloseable {
             return connected;
         } catch (RedisException e) {
             lastFailure = RedisReplies.describe(e);
-            throw unavailable("connect", e);
+            throw unavailable("connect to " + uri.getHost() + ":" + uri.getPort(), e);
         } finally {
             connecting.unlock();
         }
