@@ -35,24 +35,32 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# A port nobody listens on, below Linux's ephemeral range (32768+) so no outgoing connection holds it either.
 free_port() {
   local port
   while :; do
-    port=$((20000 + RANDOM % 30000))
+    port=$((20000 + RANDOM % 12000))
     (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
   done
 }
 
-# start_redis <name> <port> [extra args...]: sets REDIS_PID
+# start_redis <name> [extra args...]: sets REDIS_PID and REDIS_PORT; tries another port if the first is taken
 start_redis() {
-  local name=$1 port=$2
-  shift 2
+  local name=$1
+  shift
   mkdir -p "$WORK/$name"
-  redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$WORK/$name" \
-      --maxmemory-policy noeviction --repl-diskless-sync-delay 0 "$@" >"$WORK/$name.log" 2>&1 &
-  REDIS_PID=$!
-  PIDS+=("$REDIS_PID")
-  for _ in $(seq 100); do grep -q "Ready to accept connections" "$WORK/$name.log" && return; sleep 0.1; done
+  for _ in 1 2 3; do
+    REDIS_PORT=$(free_port)
+    redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no --dir "$WORK/$name" \
+        --maxmemory-policy noeviction --repl-diskless-sync-delay 0 "$@" >"$WORK/$name.log" 2>&1 &
+    REDIS_PID=$!
+    PIDS+=("$REDIS_PID")
+    for _ in $(seq 100); do
+      grep -q "Ready to accept connections" "$WORK/$name.log" && return
+      kill -0 "$REDIS_PID" 2>/dev/null || break
+      sleep 0.1
+    done
+  done
   echo "redis-server $name did not start" >&2; cat "$WORK/$name.log" >&2; exit 1
 }
 
@@ -91,11 +99,11 @@ measure_redis() { # measure_redis <label> <replicas: 0|1> [-Dkey=value...]
   local label=$1 replicas=$2
   shift 2
   local primary_port replica_pid="" primary_pid
-  primary_port=$(free_port)
-  start_redis "$label-primary" "$primary_port"
+  start_redis "$label-primary"
   primary_pid=$REDIS_PID
+  primary_port=$REDIS_PORT
   if [ "$replicas" = 1 ]; then
-    start_redis "$label-replica" "$(free_port)" --replicaof 127.0.0.1 "$primary_port"
+    start_redis "$label-replica" --replicaof 127.0.0.1 "$primary_port"
     replica_pid=$REDIS_PID
     sleep 2 # first sync, then the replica's first acknowledgement (it comes with its once-a-second cron)
   fi
