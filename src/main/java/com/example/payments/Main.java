@@ -12,8 +12,6 @@ import java.util.logging.Handler;
 import java.util.logging.Logger;
 
 import com.example.payments.authorization.AuthorizationService;
-import com.example.payments.authorization.AuthorizationStore;
-import com.example.payments.authorization.InMemoryAuthorizationStore;
 import com.example.payments.authorization.RuleBasedAuthorizer;
 import com.example.payments.config.ConfigurationException;
 import com.example.payments.health.DependencyChecks;
@@ -28,7 +26,6 @@ import com.example.payments.http.ProblemDirectHandler;
 import com.example.payments.http.RequestMetricsFilter;
 import com.example.payments.idempotency.Fingerprint;
 import com.example.payments.idempotency.IdempotencyRegistry;
-import com.example.payments.idempotency.InMemoryIdempotencyStore;
 import com.example.payments.lifecycle.ConnectionCloseWhileDraining;
 import com.example.payments.lifecycle.InFlightRequests;
 import com.example.payments.lifecycle.PeriodicWorker;
@@ -137,19 +134,18 @@ public final class Main {
         HealthState state = new HealthState();
         WorkerWatchdog watchdog = new WorkerWatchdog(meters);
 
-        InMemoryIdempotencyStore idempotencyStore = InMemoryIdempotencyStore.create(settings.idempotency().maxKeys());
-        InMemoryAuthorizationStore authorizationStore =
-                InMemoryAuthorizationStore.create(settings.idempotency().retention());
-        IdempotencyRegistry registry = IdempotencyRegistry.create(idempotencyStore,
+        Backends backends = Backends.create(settings.idempotency(), settings.health().checkTimeout());
+        IdempotencyRegistry registry = IdempotencyRegistry.create(backends.idempotency(),
                 settings.idempotency().inFlightLease(), settings.idempotency().retention(), meters);
         List<HealthCheck> checks = new ArrayList<>(readinessChecks);
+        checks.addAll(backends.readinessChecks());
         DependencyChecks dependencies = DependencyChecks.create(checks, settings.health().checkTimeout());
 
         AuthorizationService authorizations = AuthorizationService.builder()
                 .registry(registry)
                 .fingerprint(Fingerprint.create(settings.idempotency().fingerprintSecret()))
                 .authorizer(RuleBasedAuthorizer.create(settings.authorizer()), settings.authorizer())
-                .store(authorizationStore)
+                .store(backends.authorizations())
                 .meters(meters)
                 .build();
         InFlightRequests inFlight = InFlightRequests.create(meters);
@@ -186,40 +182,39 @@ public final class Main {
                 .build()
                 .start();
 
-        Heartbeat sweeperHeartbeat = Heartbeat.create("idempotency-sweeper", SWEEPER_STALE_AFTER);
-        watchdog.watch(sweeperHeartbeat);
-        PeriodicWorker sweeper = PeriodicWorker.start(sweeperHeartbeat, SWEEP_INTERVAL, () -> {
-            idempotencyStore.sweep();
-            authorizationStore.sweep();
+        List<PeriodicWorker> workers = new ArrayList<>();
+        backends.sweep().ifPresent(sweep -> {
+            Heartbeat sweeperHeartbeat = Heartbeat.create("idempotency-sweeper", SWEEPER_STALE_AFTER);
+            watchdog.watch(sweeperHeartbeat);
+            workers.add(PeriodicWorker.start(sweeperHeartbeat, SWEEP_INTERVAL, sweep));
         });
 
         LoopbackProber prober = LoopbackProber.create(state, URI.create("http://127.0.0.1:" + business.port()
                                                                          + "/ping"), settings.health());
-        ShutdownSequence shutdown = ShutdownSequence.builder()
+        ShutdownSequence.Builder sequence = ShutdownSequence.builder()
                 .settings(settings.shutdown())
                 .state(state)
                 .servers(business, health)
                 .inFlight(inFlight)
                 .registry(registry)
-                .addWorker(sweeper)
                 .closeWhenDrainBegins("loopback-prober", prober)
                 .addResource("authorizer", authorizations)
                 .addResource("idempotency-registry", registry)
                 .addResource("dependency-checks", dependencies)
-                .addResource("idempotency-store", idempotencyStore)
-                .addResource("authorization-store", (AuthorizationStore) authorizationStore)
                 .addDiscoveredResources()
-                .meters(meters)
-                .build();
+                .meters(meters);
+        workers.forEach(sequence::addWorker);
+        backends.resources().forEach(sequence::addResource);
+        ShutdownSequence shutdown = sequence.build();
         // The signal handlers go in before anything can report ready: a SIGTERM between the first 200 on
         // /health/ready and their installation would hit the JVM's default handler and skip the drain.
         signalHandling.accept(shutdown);
         prober.start();
         // Routes are registered, dependencies wired; startup completes with the first successful loopback probe.
         state.markWired();
-        return new Running(business, health, state, shutdown, meters,
-                           List.of(prober, authorizations, registry, dependencies, idempotencyStore,
-                                   authorizationStore));
+        List<AutoCloseable> resources = new ArrayList<>(List.of(prober, authorizations, registry, dependencies));
+        resources.addAll(backends.resources().values());
+        return new Running(business, health, state, shutdown, meters, List.copyOf(resources));
     }
 
     /**

@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -187,14 +188,22 @@ public final class IdempotencyRegistry implements AutoCloseable {
     }
 
     private void renewHeld() {
-        for (Map.Entry<String, String> entry : held.entrySet()) {
-            try {
-                if (!store.renew(entry.getKey(), entry.getValue(), lease) && held.remove(entry.getKey(), entry.getValue())) {
-                    LOGGER.log(Level.WARNING, "Idempotency lease lost while the request was running");
-                }
-            } catch (RuntimeException e) {
-                LOGGER.log(Level.WARNING, "Idempotency lease renewal failed: {0}", e.getMessage());
+        // In parallel: against a remote store that answers slowly, renewing one key after another could take longer
+        // than a lease, and leases of requests still running would expire.
+        try (ExecutorService renewals = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (Map.Entry<String, String> entry : held.entrySet()) {
+                renewals.execute(() -> renew(entry.getKey(), entry.getValue()));
             }
+        }
+    }
+
+    private void renew(String lookupKey, String owner) {
+        try {
+            if (!store.renew(lookupKey, owner, lease) && held.remove(lookupKey, owner)) {
+                LOGGER.log(Level.WARNING, "Idempotency lease lost while the request was running");
+            }
+        } catch (RuntimeException e) {
+            LOGGER.log(Level.WARNING, "Idempotency lease renewal failed: {0}", e.getMessage());
         }
     }
 

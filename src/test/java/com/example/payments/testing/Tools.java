@@ -36,6 +36,16 @@ public final class Tools {
     }
 
     /**
+     * Whether an executable is on the PATH.
+     *
+     * @param name executable name
+     * @return {@code true} when found
+     */
+    public static boolean onPath(String name) {
+        return find(name).isPresent();
+    }
+
+    /**
      * Requires a tool: returns its path, or skips (outside CI) / fails (under CI) the current test.
      *
      * @param name    executable name

@@ -1,0 +1,48 @@
+-- wrk script: POST /v1/authorizations, every request with a new Idempotency-Key, so each one is a full
+-- authorization (claim the key, run the authorizer, store the authorization and the response) and never a replay.
+-- Usage: wrk -t1 -c32 -d20s -s post-new-keys.lua http://127.0.0.1:8080 -- <run-id>
+
+local body = '{"merchantId":"m_bench","reference":"bench",' ..
+             '"amount":{"value":1299,"currency":"EUR"},' ..
+             '"card":{"number":"4111111111111111","expiryMonth":12,"expiryYear":2030,"cvc":"123"}}'
+local threads = {}
+local counter = 0
+local run_id = "run"
+non_created = 0
+
+function setup(thread)
+  thread:set("thread_id", #threads + 1)
+  table.insert(threads, thread)
+end
+
+function init(args)
+  run_id = args[1] or tostring(os.time())
+end
+
+function request()
+  counter = counter + 1
+  local key = run_id .. "-" .. thread_id .. "-" .. counter
+  return wrk.format("POST", "/v1/authorizations",
+                    {["Content-Type"] = "application/json", ["Idempotency-Key"] = key}, body)
+end
+
+function response(status, headers, body)
+  if status ~= 201 then
+    non_created = non_created + 1
+  end
+end
+
+function done(summary, latency, requests)
+  local others = 0
+  for _, thread in ipairs(threads) do
+    others = others + thread:get("non_created")
+  end
+  local seconds = summary.duration / 1e6
+  io.write(string.format(
+      "RESULT requests=%d seconds=%.2f rps=%.1f p50_ms=%.2f p90_ms=%.2f p99_ms=%.2f max_ms=%.2f non_201=%d " ..
+      "socket_errors=%d\n",
+      summary.requests, seconds, summary.requests / seconds,
+      latency:percentile(50) / 1000, latency:percentile(90) / 1000, latency:percentile(99) / 1000,
+      latency.max / 1000, others,
+      summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
+end

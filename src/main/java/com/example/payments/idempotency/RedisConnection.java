@@ -1,0 +1,251 @@
+package com.example.payments.idempotency;
+
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+import com.example.payments.idempotency.IdempotencySettings.RedisSettings;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.codec.RedisCodec;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.ClientResources;
+
+/**
+ * The Redis client shared by the redis backends ({@link RedisIdempotencyStore} and the Redis authorization store):
+ * one Lettuce connection that every virtual thread pipelines its commands on, plus, when
+ * {@code idempotency.redis.min-replicas-ack} is above 0, a small pool for writes that wait for replicas
+ * ({@link ReplicatedWrites}).
+ *
+ * <p>Fails fast and closed: every call is bounded by {@code idempotency.redis.command-timeout} (default PT0.5S), and
+ * while the connection is down commands are rejected at once instead of queued, so callers answer 503 without piling
+ * up. A command whose answer was lost with the connection is never re-sent (at most once). Lettuce reconnects in the
+ * background (every second at most); if Redis was unreachable when the service started, the next call after a second
+ * tries again, so the process recovers by itself either way.
+ */
+public final class RedisConnection implements AutoCloseable {
+
+    private static final System.Logger LOGGER = System.getLogger(RedisConnection.class.getName());
+    private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
+
+    private final RedisSettings settings;
+    private final ClientResources resources;
+    private final RedisClient client;
+    private final RedisURI uri;
+    private final ReplicatedWrites replicated;
+    private final ReentrantLock connecting = new ReentrantLock();
+    private volatile StatefulRedisConnection<String, byte[]> shared;
+    private volatile long nextAttemptNanos = System.nanoTime();
+    private volatile String lastFailure = "not connected yet";
+
+    private RedisConnection(RedisSettings settings) {
+        this.settings = settings;
+        this.resources = RedisClients.resources();
+        this.uri = RedisClients.uri(settings);
+        this.client = RedisClients.client(settings, resources, uri);
+        this.replicated = settings.minReplicasAck() > 0
+                ? new ReplicatedWrites(client, uri, CODEC, settings.minReplicasAck(), settings.connectTimeout(),
+                                       settings.commandTimeout())
+                : null;
+    }
+
+    /**
+     * Creates the client and tries to connect once; an unreachable Redis is logged, not fatal (readiness reports it
+     * and the first call a second later tries again).
+     *
+     * @param settings {@code idempotency.redis.*}
+     * @return the connection
+     */
+    public static RedisConnection create(RedisSettings settings) {
+        RedisConnection connection = new RedisConnection(settings);
+        try {
+            connection.shared();
+            if (connection.replicated != null) {
+                connection.replicated.warmUp();
+            }
+        } catch (IdempotencyStore.UnavailableException | RedisException e) {
+            LOGGER.log(Level.WARNING, "Redis not reachable at startup, will retry: {0}: {1}", settings,
+                       RedisReplies.describe(e));
+        }
+        return connection;
+    }
+
+    /**
+     * {@code idempotency.redis.key-prefix}, prepended to every key this service writes.
+     *
+     * @return prefix, default {@code payments-authorization:}
+     */
+    public String keyPrefix() {
+        return settings.keyPrefix();
+    }
+
+    /**
+     * {@code idempotency.redis.min-replicas-ack}: replicas that must confirm a new claim and a completion.
+     *
+     * @return replicas, default 0 (no waiting)
+     */
+    public int minReplicasAck() {
+        return settings.minReplicasAck();
+    }
+
+    Duration commandTimeout() {
+        return settings.commandTimeout();
+    }
+
+    /**
+     * Runs one command on the shared connection and waits for its answer at most the command timeout.
+     *
+     * @param operation what it does, for the error message, e.g. {@code "read authorization"}
+     * @param command   issues the command, e.g. {@code redis -> redis.get(key)}
+     * @param <T>       reply type
+     * @return the reply
+     * @throws IdempotencyStore.UnavailableException when Redis cannot be reached, does not answer in time or refuses
+     */
+    public <T> T call(String operation, Function<RedisAsyncCommands<String, byte[]>, RedisFuture<T>> command) {
+        long deadline = System.nanoTime() + settings.commandTimeout().toNanos();
+        try {
+            return RedisReplies.await(command.apply(shared().async()), deadline);
+        } catch (RedisException e) {
+            throw unavailable(operation, e);
+        }
+    }
+
+    /**
+     * Sends {@code PING}; the readiness check of the redis backend.
+     *
+     * @param timeout how long to wait for {@code PONG} ({@code health.readiness.check-timeout})
+     * @throws IdempotencyStore.UnavailableException naming why Redis is not usable
+     */
+    public void ping(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            RedisReplies.await(shared().async().ping(), deadline);
+        } catch (RedisException e) {
+            throw unavailable("PING", e);
+        }
+    }
+
+    /**
+     * Loads scripts into Redis ahead of their first use, so the first requests skip the {@code NOSCRIPT} round trip.
+     * Best effort: an unreachable Redis is reported by readiness, and {@link #eval} loads a script it misses anyway.
+     *
+     * @param scripts the scripts
+     */
+    void preload(List<LuaScript> scripts) {
+        try {
+            for (LuaScript script : scripts) {
+                call("load " + script.name(), redis -> redis.scriptLoad(script.source()));
+            }
+        } catch (IdempotencyStore.UnavailableException e) {
+            LOGGER.log(Level.DEBUG, "Scripts not preloaded: {0}", e.getMessage());
+        }
+    }
+
+    /**
+     * Runs a script on the shared connection, loading it first if Redis does not know it.
+     *
+     * @param script the script
+     * @param key    its one key
+     * @param args   its arguments
+     * @return the reply
+     * @throws IdempotencyStore.UnavailableException when Redis cannot be reached or does not answer in time
+     */
+    Object eval(LuaScript script, String key, byte[]... args) {
+        long deadline = System.nanoTime() + settings.commandTimeout().toNanos();
+        try {
+            return script.run(shared().async(), key, args, deadline);
+        } catch (RedisException e) {
+            throw unavailable(script.name(), e);
+        }
+    }
+
+    /**
+     * Runs a write script and, when {@code idempotency.redis.min-replicas-ack} is above 0 and the script wrote, waits
+     * for that many replicas ({@code WAIT}), each step within one command timeout.
+     *
+     * @param script the script
+     * @param wrote  tells from the reply whether the script wrote anything
+     * @param key    its one key
+     * @param args   its arguments
+     * @return the reply and how many replicas confirmed it
+     * @throws IdempotencyStore.UnavailableException when Redis cannot be reached or does not answer in time
+     */
+    ReplicatedWrites.Result evalReplicated(LuaScript script, Predicate<Object> wrote, String key,
+                                           byte[]... args) {
+        if (replicated == null) {
+            return new ReplicatedWrites.Result(eval(script, key, args), 0, true);
+        }
+        try {
+            return replicated.eval(script, wrote, key, args);
+        } catch (RedisException e) {
+            throw unavailable(script.name(), e);
+        }
+    }
+
+    private StatefulRedisConnection<String, byte[]> shared() {
+        StatefulRedisConnection<String, byte[]> current = shared;
+        if (current != null) {
+            return current;
+        }
+        // One thread connects; the others fail fast instead of queueing behind a connect timeout.
+        if (!connecting.tryLock()) {
+            throw new IdempotencyStore.UnavailableException("Redis: not connected, another request is connecting "
+                                                            + "(last failure: " + lastFailure + ")", null);
+        }
+        try {
+            if (shared != null) {
+                return shared;
+            }
+            if (System.nanoTime() - nextAttemptNanos < 0) {
+                throw new IdempotencyStore.UnavailableException("Redis: not connected: " + lastFailure, null);
+            }
+            nextAttemptNanos = System.nanoTime() + RedisClients.RECONNECT_INTERVAL.toNanos();
+            StatefulRedisConnection<String, byte[]> connected = client.connect(CODEC, uri);
+            LOGGER.log(Level.INFO, "Connected to Redis: {0}", settings);
+            RedisReplies.warnUnlessNoEviction(connected, settings.commandTimeout());
+            shared = connected;
+            return connected;
+        } catch (RedisException e) {
+            lastFailure = RedisReplies.describe(e);
+            throw unavailable("connect to " + uri.getHost() + ":" + uri.getPort(), e);
+        } finally {
+            connecting.unlock();
+        }
+    }
+
+    private static IdempotencyStore.UnavailableException unavailable(String operation, RedisException e) {
+        return new IdempotencyStore.UnavailableException("Redis " + operation + ": " + RedisReplies.describe(e), e);
+    }
+
+    /** Closes the pool and the connection and stops Lettuce's threads; bounded by the shutdown cleanup timeout. */
+    @Override
+    public void close() {
+        if (replicated != null) {
+            replicated.close();
+        }
+        StatefulRedisConnection<String, byte[]> current = shared;
+        if (current != null) {
+            current.close();
+        }
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        try {
+            resources.shutdown(0, 2, TimeUnit.SECONDS).get(3, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            LOGGER.log(Level.WARNING, "Lettuce threads did not stop: {0}", RedisReplies.describe(e));
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package com.example.payments.idempotency;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+
+import com.example.payments.testing.Http;
+import com.example.payments.testing.Metrics;
+import com.example.payments.testing.Readiness;
+import com.example.payments.testing.RedisServer;
+import com.example.payments.testing.ServiceProcess;
+
+import org.junit.jupiter.api.Test;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+
+/**
+ * {@code idempotency.redis.min-replicas-ack: 1} against a real primary: without a replica the claim is not confirmed,
+ * the request answers 503 and the authorizer never runs; with a {@code --replicaof} replica the same retry goes
+ * through.
+ */
+class MinReplicasAckIT {
+
+    @Test
+    void withoutAReplicaNothingIsAuthorizedAndOnceOneSyncedTheRetryIs() throws Exception {
+        try (RedisServer primary = RedisServer.start();
+                ServiceProcess service = ServiceProcess.start(Map.of(
+                        "idempotency.store", "redis",
+                        "idempotency.redis.uri", primary.uri(),
+                        "idempotency.redis.min-replicas-ack", "1"))) {
+            Readiness.await(service, Duration.ofSeconds(20));
+            String key = UUID.randomUUID().toString();
+
+            HttpResponse<String> refused = post(service, key);
+            assertThat(refused.body(), refused.statusCode(), is(503));
+            assertThat(refused.headers().firstValue("Content-Type").orElse(""),
+                       containsString("application/problem+json"));
+            assertThat(refused.headers().firstValue("Retry-After").isPresent(), is(true));
+            assertThat(Metrics.sum(service.healthPort(), "authorizer_invocations_total"), is(0.0));
+            assertThat(Metrics.sum(service.healthPort(), "idempotency_requests_total", "outcome=\"unavailable\""),
+                       is(1.0));
+
+            try (RedisServer replica = primary.startReplica()) {
+                HttpResponse<String> retried = post(service, key);
+                assertThat(retried.body(), retried.statusCode(), is(201));
+                assertThat(retried.headers().firstValue("Idempotent-Replayed").isPresent(), is(false));
+                HttpResponse<String> replayed = post(service, key);
+                assertThat(replayed.headers().firstValue("Idempotent-Replayed").orElse(""), is("true"));
+                assertThat(replayed.body(), is(retried.body()));
+                assertThat(Metrics.sum(service.healthPort(), "authorizer_invocations_total"), is(1.0));
+            }
+        }
+    }
+
+    private static HttpResponse<String> post(ServiceProcess service, String key) throws Exception {
+        return Http.post("http://127.0.0.1:" + service.businessPort() + "/v1/authorizations", key, Http.VALID_BODY);
+    }
+}

@@ -1,0 +1,141 @@
+package com.example.payments.idempotency;
+
+import java.time.Duration;
+import java.util.UUID;
+
+import com.example.payments.testing.RedisServer;
+
+import io.helidon.health.HealthCheckResponse;
+import io.helidon.metrics.api.Metrics;
+import io.helidon.metrics.api.MetricsConfig;
+
+import org.junit.jupiter.api.Test;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.instanceOf;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.lessThan;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/**
+ * What only the Redis backend does: reload scripts, fail fast and closed when Redis is gone or hung, recover by itself,
+ * report readiness, and let the registry renew and release keys held in Redis.
+ */
+class RedisBackendTest {
+
+    private static final Duration LONG = Duration.ofSeconds(30);
+    private static final String FINGERPRINT = "f".repeat(64);
+
+    private final String key = "m_123:" + UUID.randomUUID();
+
+    @Test
+    void scriptsAreLoadedAgainAfterRedisForgetsThem() throws Exception {
+        try (RedisServer server = RedisServer.start();
+                RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(server.uri(), 0))) {
+            RedisIdempotencyStore store = RedisIdempotencyStore.create(redis);
+            store.claim(key, FINGERPRINT, "owner-1", LONG);
+            redis.call("flush scripts", commands -> commands.scriptFlush());
+            assertThat(store.release(key, "owner-1"), is(true));
+        }
+    }
+
+    @Test
+    void aStoppedRedisIsRefusedAtOnceAndTheConnectionRecoversByItself() throws Exception {
+        try (RedisServer server = RedisServer.start();
+                RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(server.uri(), 0))) {
+            RedisIdempotencyStore store = RedisIdempotencyStore.create(redis);
+            RedisReadinessCheck check = RedisReadinessCheck.create(redis, Duration.ofSeconds(1));
+            server.stop();
+
+            long start = System.nanoTime();
+            assertThrows(IdempotencyStore.UnavailableException.class,
+                         () -> store.claim(key, FINGERPRINT, "owner-1", LONG));
+            assertThat(Duration.ofNanos(System.nanoTime() - start), lessThan(Duration.ofMillis(600)));
+            HealthCheckResponse down = check.call();
+            assertThat(down.status(), is(HealthCheckResponse.Status.DOWN));
+            assertThat(String.valueOf(down.details().get("error")), containsString("Redis"));
+
+            server.restart();
+            // The restarted Redis is empty: the scripts are gone too (NOSCRIPT, loaded again).
+            assertThat(eventually(() -> store.claim(key, FINGERPRINT, "owner-2", LONG)),
+                       is(new Claim.Acquired(key, "owner-2")));
+            assertThat(check.call().status(), is(HealthCheckResponse.Status.UP));
+        }
+    }
+
+    @Test
+    void aRedisUnreachableAtStartupIsConnectedOnceItAnswers() throws Exception {
+        try (RedisServer server = RedisServer.start()) {
+            server.stop();
+            try (RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(server.uri(), 0))) {
+                RedisIdempotencyStore store = RedisIdempotencyStore.create(redis);
+                assertThrows(IdempotencyStore.UnavailableException.class,
+                             () -> store.claim(key, FINGERPRINT, "owner-1", LONG));
+                server.restart();
+                assertThat(eventually(() -> store.claim(key, FINGERPRINT, "owner-1", LONG)),
+                           instanceOf(Claim.Acquired.class));
+            }
+        }
+    }
+
+    @Test
+    void aHungRedisIsRefusedWithinTheCommandTimeout() throws Exception {
+        try (RedisServer server = RedisServer.start();
+                RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(server.uri(), 0))) {
+            RedisIdempotencyStore store = RedisIdempotencyStore.create(redis);
+            RedisReadinessCheck check = RedisReadinessCheck.create(redis, Duration.ofMillis(300));
+            server.pause();
+            try {
+                long start = System.nanoTime();
+                IdempotencyStore.UnavailableException e = assertThrows(IdempotencyStore.UnavailableException.class,
+                        () -> store.claim(key, FINGERPRINT, "owner-1", LONG));
+                Duration took = Duration.ofNanos(System.nanoTime() - start);
+                assertThat(e.getMessage(), containsString("no answer within the command timeout"));
+                assertThat(took, lessThan(Duration.ofMillis(900)));
+
+                start = System.nanoTime();
+                assertThat(check.call().status(), is(HealthCheckResponse.Status.DOWN));
+                assertThat(Duration.ofNanos(System.nanoTime() - start), lessThan(Duration.ofMillis(700)));
+            } finally {
+                server.resume();
+            }
+            assertThat(eventually(() -> store.claim(key, FINGERPRINT, "owner-2", LONG)), instanceOf(Claim.class));
+        }
+    }
+
+    @Test
+    void theRegistryKeepsRenewingAKeyHeldInRedisAndReleasesItWhenTheRequestIsCutOff() throws Exception {
+        try (RedisServer server = RedisServer.start();
+                RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(server.uri(), 0));
+                IdempotencyRegistry registry = IdempotencyRegistry.create(RedisIdempotencyStore.create(redis),
+                        Duration.ofMillis(300), LONG, Metrics.createMeterRegistry(MetricsConfig.create()))) {
+            RedisIdempotencyStore other = RedisIdempotencyStore.create(redis);
+            IdempotencyKey idempotencyKey = new IdempotencyKey(UUID.randomUUID().toString());
+            Claim claim = registry.claim("m_123", idempotencyKey, FINGERPRINT);
+            String lookupKey = ((Claim.Acquired) claim).lookupKey();
+
+            Thread.sleep(1000);
+            assertThat(other.claim(lookupKey, FINGERPRINT, "other-owner", LONG), is(new Claim.InFlight()));
+
+            assertThat(registry.releaseAllHeld(IdempotencyRegistry.ReleaseReason.SHUTDOWN), is(1));
+            assertThat(other.claim(lookupKey, FINGERPRINT, "other-owner", LONG),
+                       is(new Claim.Acquired(lookupKey, "other-owner")));
+        }
+    }
+
+    /** Retries for up to 5 s while Redis is unavailable (Lettuce reconnects at most a second apart). */
+    static <T> T eventually(java.util.function.Supplier<T> action) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (true) {
+            try {
+                return action.get();
+            } catch (IdempotencyStore.UnavailableException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(50);
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+package com.example.payments.idempotency;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import com.example.payments.testing.RedisServer;
+
+import org.junit.jupiter.api.Test;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.instanceOf;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.lessThan;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/**
+ * {@code idempotency.redis.min-replicas-ack}: claims and completions wait ({@code WAIT}) for replicas, against a real
+ * primary with a real {@code --replicaof} replica, and without one.
+ */
+class RedisMinReplicasAckTest {
+
+    private static final Duration LONG = Duration.ofSeconds(30);
+    private static final String FINGERPRINT = "c".repeat(64);
+    private static final StoredResponse RESPONSE = new StoredResponse(201, "/v1/authorizations/1", "application/json",
+                                                                      "{}".getBytes(StandardCharsets.UTF_8));
+
+    private final String key = "m_123:" + UUID.randomUUID();
+
+    @Test
+    void withAReplicaClaimAndCompletionAreConfirmedAndTheRecordIsOnTheReplica() throws Exception {
+        try (RedisServer primary = RedisServer.start();
+                RedisServer replica = primary.startReplica();
+                RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(primary.uri(), 1));
+                RedisConnection onReplica = RedisConnection.create(RedisIdempotencyStoreTest.settings(replica.uri(),
+                                                                                                      0))) {
+            RedisIdempotencyStore store = RedisIdempotencyStore.create(redis);
+            assertThat(store.claim(key, FINGERPRINT, "owner-1", LONG), is(new Claim.Acquired(key, "owner-1")));
+            assertThat(store.complete(key, "owner-1", RESPONSE, LONG), is(true));
+
+            byte[] state = onReplica.call("read replica", commands -> commands.hget(
+                    "payments-authorization-test:idempotency:" + key, "state"));
+            assertThat(new String(state, StandardCharsets.UTF_8), is("completed"));
+        }
+    }
+
+    @Test
+    void withoutTheReplicaAClaimIsRefusedWithinTwiceTheCommandTimeoutAndTheKeyIsGivenBack() throws Exception {
+        try (RedisServer primary = RedisServer.start();
+                RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(primary.uri(), 1))) {
+            RedisIdempotencyStore store = RedisIdempotencyStore.create(redis);
+            long start = System.nanoTime();
+            IdempotencyStore.UnavailableException e = assertThrows(IdempotencyStore.UnavailableException.class,
+                    () -> store.claim(key, FINGERPRINT, "owner-1", LONG));
+            assertThat(Duration.ofNanos(System.nanoTime() - start), lessThan(Duration.ofMillis(1300)));
+            assertThat(e.getMessage(), containsString("not confirmed by 1 Redis replica"));
+
+            try (RedisConnection unreplicated = RedisConnection.create(RedisIdempotencyStoreTest.settings(
+                    primary.uri(), 0))) {
+                assertThat(RedisIdempotencyStore.create(unreplicated).claim(key, FINGERPRINT, "owner-2", LONG),
+                           is(new Claim.Acquired(key, "owner-2")));
+            }
+        }
+    }
+
+    @Test
+    void aCompletionTheReplicaDidNotConfirmIsReportedButStaysOnThePrimary() throws Exception {
+        try (RedisServer primary = RedisServer.start();
+                RedisServer replica = primary.startReplica();
+                RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(primary.uri(), 1))) {
+            RedisIdempotencyStore store = RedisIdempotencyStore.create(redis);
+            store.claim(key, FINGERPRINT, "owner-1", LONG);
+            replica.pause();
+            try {
+                assertThrows(IdempotencyStore.UnavailableException.class,
+                             () -> store.complete(key, "owner-1", RESPONSE, LONG));
+            } finally {
+                replica.resume();
+            }
+            assertThat(store.claim(key, FINGERPRINT, "owner-2", LONG), is(new Claim.Replay(RESPONSE)));
+        }
+    }
+
+    @Test
+    void twoHundredConcurrentReplicatedClaimsAllSucceedOnSixteenConnections() throws Exception {
+        // About sharing 16 connections, not about speed: a cold test JVM on two cores gets a generous timeout.
+        Duration generous = Duration.ofSeconds(3);
+        try (RedisServer primary = RedisServer.start();
+                RedisServer replica = primary.startReplica();
+                RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(primary.uri(), 1,
+                                                                                                  generous))) {
+            RedisIdempotencyStore store = RedisIdempotencyStore.create(redis);
+            List<Future<Claim>> claims = new ArrayList<>();
+            try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+                for (int i = 0; i < 200; i++) {
+                    String own = key + ":" + i;
+                    claims.add(threads.submit(() -> store.claim(own, FINGERPRINT, "owner", LONG)));
+                }
+            }
+            for (Future<Claim> claim : claims) {
+                assertThat(claim.get(), instanceOf(Claim.Acquired.class));
+            }
+        }
+    }
+}
