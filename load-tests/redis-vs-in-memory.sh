@@ -107,7 +107,7 @@ measure_redis() { # measure_redis <label> <replicas: 0|1> [-Dkey=value...]
     replica_pid=$REDIS_PID
     sleep 2 # first sync, then the replica's first acknowledgement (it comes with its once-a-second cron)
   fi
-  measure "$label" -Didempotency.store=redis -Didempotency.redis.uri="redis://127.0.0.1:$primary_port" "$@"
+  measure "$label" -Didempotency.store=redis -Didempotency.fingerprint-secret=load-test-fingerprint-secret -Didempotency.redis.uri="redis://127.0.0.1:$primary_port" "$@"
   kill "$primary_pid" ${replica_pid:+"$replica_pid"} 2>/dev/null || true
 }
 

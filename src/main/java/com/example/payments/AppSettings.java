@@ -25,6 +25,9 @@ import io.helidon.config.Config;
 record AppSettings(int businessPort, int healthPort, HealthSettings health, ShutdownSettings shutdown,
                    IdempotencySettings idempotency, AuthorizerSettings authorizer, LogFormat logFormat) {
 
+    /** Redis calls one authorization makes at most, each bounded by {@code idempotency.redis.command-timeout}. */
+    static final int REDIS_CALLS_PER_REQUEST = 5;
+
     /** {@code logging.format}. */
     enum LogFormat { TEXT, JSON }
 
@@ -55,6 +58,17 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
             throw new ConfigurationException("authorizer.timeout", "'" + timeout + "' is not allowed; allowed: a "
                     + "duration > PT0S and < shutdown.drain-timeout (" + drain + "), so no request outlives the drain");
         }
+        settings.idempotency().redis().ifPresent(redis -> {
+            // Besides the authorizer, a request makes at most five bounded Redis calls: claim and its WAIT,
+            // authorization save, completion and its WAIT.
+            Duration longest = timeout.plus(redis.commandTimeout().multipliedBy(REDIS_CALLS_PER_REQUEST));
+            if (longest.compareTo(drain) >= 0) {
+                throw new ConfigurationException("shutdown.drain-timeout", "'" + drain + "' is not allowed with "
+                        + "idempotency.store redis; allowed: a duration > authorizer.timeout + "
+                        + REDIS_CALLS_PER_REQUEST + " x idempotency.redis.command-timeout = " + longest
+                        + ", so no request outlives the drain");
+            }
+        });
         return settings;
     }
 }

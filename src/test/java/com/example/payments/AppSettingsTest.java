@@ -65,9 +65,28 @@ class AppSettingsTest {
     }
 
     @Test
+    void theRedisStoreRefusesTheDevelopmentFingerprintSecret() {
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(Map.of(
+                "idempotency.store", "redis", "idempotency.redis.uri", "redis://127.0.0.1:6379")));
+        assertThat(e.getMessage().startsWith("idempotency.fingerprint-secret: the development default of "
+                                             + "application.yaml is refused with idempotency.store redis"), is(true));
+    }
+
+    @Test
+    void withRedisTheDrainMustOutlastTheAuthorizerAndTheRedisCalls() {
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(Map.of(
+                "idempotency.store", "redis", "idempotency.redis.uri", "redis://127.0.0.1:6379",
+                "idempotency.fingerprint-secret", "a-real-secret-value", "authorizer.timeout", "PT8S")));
+        assertThat(e.getMessage(), is("shutdown.drain-timeout: 'PT10S' is not allowed with idempotency.store redis; "
+                                      + "allowed: a duration > authorizer.timeout + 5 x idempotency.redis.command-timeout"
+                                      + " = PT10.5S, so no request outlives the drain"));
+    }
+
+    @Test
     void theRedisStoreNeedsAUri() {
         ConfigurationException e = assertThrows(ConfigurationException.class,
-                                                () -> settings(Map.of("idempotency.store", "redis")));
+                                                () -> settings(Map.of("idempotency.store", "redis",
+                                                        "idempotency.fingerprint-secret", "a-real-secret-value")));
         assertThat(e.getMessage().startsWith("idempotency.redis.uri: missing; allowed: redis://"), is(true));
     }
 }

@@ -176,7 +176,8 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
             found = store.find(id);
         } catch (AuthorizationStore.StoreUnavailableException e) {
             LOGGER.log(Level.WARNING, "Authorization store unavailable: {0}", e.getMessage());
-            ProblemResponses.sendRetryable(res, storeUnavailable(), 1);
+            ProblemResponses.sendRetryable(res, Problem.of("store-unavailable", "Temporarily unavailable", 503,
+                    "The authorization store cannot be reached. Retry shortly."), 1);
             return;
         }
         if (found.isEmpty()) {

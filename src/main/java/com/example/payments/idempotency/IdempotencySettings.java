@@ -24,6 +24,13 @@ import com.example.payments.config.ConfigurationException;
 public record IdempotencySettings(Store store, Duration inFlightLease, Duration retention, int maxKeys,
                                   String fingerprintSecret, Optional<RedisSettings> redis) {
 
+    /**
+     * The fingerprint secret {@code application.yaml} ships so that the service runs on a laptop. Refused with the
+     * redis backend: several replicas mean a real environment, where a mistyped Secret reference must stop the rollout
+     * instead of fingerprinting every payment with a value published in this repository.
+     */
+    public static final String DEVELOPMENT_SECRET = "local-development-only-fingerprint-secret";
+
     /** Shortest accepted fingerprint secret, in characters. */
     public static final int MIN_SECRET_LENGTH = 16;
 
@@ -73,6 +80,11 @@ public record IdempotencySettings(Store store, Duration inFlightLease, Duration 
         if (secret.length() < MIN_SECRET_LENGTH) {
             throw new ConfigurationException("idempotency.fingerprint-secret",
                     "too short (" + secret.length() + " characters); allowed: at least " + MIN_SECRET_LENGTH);
+        }
+        if (store == Store.REDIS && secret.equals(DEVELOPMENT_SECRET)) {
+            throw new ConfigurationException("idempotency.fingerprint-secret", "the development default of "
+                    + "application.yaml is refused with idempotency.store redis; allowed: a secret of at least "
+                    + MIN_SECRET_LENGTH + " characters, e.g. from a Kubernetes Secret as IDEMPOTENCY_FINGERPRINT_SECRET");
         }
         Optional<RedisSettings> redis = store == Store.REDIS ? Optional.of(redis(values)) : Optional.empty();
         return new IdempotencySettings(store,

@@ -26,10 +26,11 @@ class LeaseRenewalIT {
     @Test
     void aLeaseShorterThanTheRequestIsRenewedAndExpiresOnlyAfterItsOwnerIsKilled() throws Exception {
         Map<String, String> config = Map.of(
-                "idempotency.store", "redis",
+                "idempotency.store", "redis", "idempotency.fingerprint-secret", "it-test-fingerprint-secret",
                 "idempotency.in-flight-lease", "PT2S",
                 "authorizer.simulated-latency", "PT6S",
-                "authorizer.timeout", "PT8S");
+                "authorizer.timeout", "PT8S",
+                "shutdown.drain-timeout", "PT12S");
         try (RedisServer redis = RedisServer.start();
                 ServiceProcess owner = ServiceProcess.start(with(config, redis));
                 ServiceProcess other = ServiceProcess.start(with(config, redis))) {

@@ -28,7 +28,7 @@ class MinReplicasAckIT {
     void withoutAReplicaNothingIsAuthorizedAndOnceOneSyncedTheRetryIs() throws Exception {
         try (RedisServer primary = RedisServer.start();
                 ServiceProcess service = ServiceProcess.start(Map.of(
-                        "idempotency.store", "redis",
+                        "idempotency.store", "redis", "idempotency.fingerprint-secret", "it-test-fingerprint-secret",
                         "idempotency.redis.uri", primary.uri(),
                         "idempotency.redis.min-replicas-ack", "1"))) {
             Readiness.await(service, Duration.ofSeconds(20));

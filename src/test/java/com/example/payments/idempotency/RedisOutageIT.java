@@ -38,7 +38,7 @@ class RedisOutageIT {
     void redisStoppedForTenSecondsFailsClosedKeepsLivenessAndRecoversWithoutARestart() throws Exception {
         try (RedisServer redis = RedisServer.start();
                 ServiceProcess service = ServiceProcess.start(Map.of(
-                        "idempotency.store", "redis",
+                        "idempotency.store", "redis", "idempotency.fingerprint-secret", "it-test-fingerprint-secret",
                         "idempotency.redis.uri", redis.uri(),
                         "health.readiness.check-timeout", "PT" + CHECK_TIMEOUT.toSeconds() + "S"))) {
             Readiness.await(service, Duration.ofSeconds(20));

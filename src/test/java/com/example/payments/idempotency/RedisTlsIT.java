@@ -37,7 +37,7 @@ class RedisTlsIT {
         String[] users = userArgs(password);
         try (RedisServer redis = RedisServer.startTls(certificates, users);
                 ServiceProcess service = ServiceProcess.start(
-                        Map.of("idempotency.store", "redis",
+                        Map.of("idempotency.store", "redis", "idempotency.fingerprint-secret", "it-test-fingerprint-secret",
                                "javax.net.ssl.trustStore", certificates.trustStore().toString(),
                                "javax.net.ssl.trustStorePassword", certificates.trustStorePassword(),
                                "javax.net.ssl.trustStoreType", "PKCS12"),

@@ -84,6 +84,7 @@ class SeveralReplicasIT {
     static Map<String, String> redisConfig(RedisServer server) {
         Map<String, String> config = new HashMap<>();
         config.put("idempotency.store", "redis");
+        config.put("idempotency.fingerprint-secret", "it-test-fingerprint-secret");
         config.put("idempotency.redis.uri", server.uri());
         return config;
     }
