@@ -7,8 +7,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
 import com.example.payments.testing.Http;
-import com.example.payments.testing.Metrics;
-import com.example.payments.testing.Readiness;
+import com.example.payments.testing.MetricsScrape;
 import com.example.payments.testing.RedisServer;
 import com.example.payments.testing.ServiceProcess;
 
@@ -34,8 +33,8 @@ class LeaseRenewalIT {
         try (RedisServer redis = RedisServer.start();
                 ServiceProcess owner = ServiceProcess.start(with(config, redis));
                 ServiceProcess other = ServiceProcess.start(with(config, redis))) {
-            Readiness.await(owner, Duration.ofSeconds(20));
-            Readiness.await(other, Duration.ofSeconds(20));
+            owner.awaitReady(Duration.ofSeconds(20));
+            other.awaitReady(Duration.ofSeconds(20));
             String key = UUID.randomUUID().toString();
 
             long start = System.nanoTime();
@@ -55,7 +54,7 @@ class LeaseRenewalIT {
             HttpResponse<String> retry = post(other, key);
             assertThat(retry.body(), retry.statusCode(), is(201));
             assertThat(retry.headers().firstValue("Idempotent-Replayed").isPresent(), is(false));
-            assertThat(Metrics.sum(other.healthPort(), "authorizer_invocations_total"), is(1.0));
+            assertThat(MetricsScrape.of(other.healthPort()).sum("authorizer_invocations_total"), is(1.0));
         }
     }
 

@@ -6,8 +6,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import com.example.payments.testing.Http;
-import com.example.payments.testing.Metrics;
-import com.example.payments.testing.Readiness;
+import com.example.payments.testing.MetricsScrape;
 import com.example.payments.testing.RedisServer;
 import com.example.payments.testing.ServiceProcess;
 
@@ -31,7 +30,7 @@ class MinReplicasAckIT {
                         "idempotency.store", "redis", "idempotency.fingerprint-secret", "it-test-fingerprint-secret",
                         "idempotency.redis.uri", primary.uri(),
                         "idempotency.redis.min-replicas-ack", "1"))) {
-            Readiness.await(service, Duration.ofSeconds(20));
+            service.awaitReady(Duration.ofSeconds(20));
             String key = UUID.randomUUID().toString();
 
             HttpResponse<String> refused = post(service, key);
@@ -39,8 +38,9 @@ class MinReplicasAckIT {
             assertThat(refused.headers().firstValue("Content-Type").orElse(""),
                        containsString("application/problem+json"));
             assertThat(refused.headers().firstValue("Retry-After").isPresent(), is(true));
-            assertThat(Metrics.sum(service.healthPort(), "authorizer_invocations_total"), is(0.0));
-            assertThat(Metrics.sum(service.healthPort(), "idempotency_requests_total", "outcome=\"unavailable\""),
+            assertThat(MetricsScrape.of(service.healthPort()).sum("authorizer_invocations_total"), is(0.0));
+            assertThat(MetricsScrape.of(service.healthPort())
+                               .sum("idempotency_requests_total", Map.of("outcome", "unavailable")),
                        is(1.0));
 
             try (RedisServer replica = primary.startReplica()) {
@@ -50,7 +50,7 @@ class MinReplicasAckIT {
                 HttpResponse<String> replayed = post(service, key);
                 assertThat(replayed.headers().firstValue("Idempotent-Replayed").orElse(""), is("true"));
                 assertThat(replayed.body(), is(retried.body()));
-                assertThat(Metrics.sum(service.healthPort(), "authorizer_invocations_total"), is(1.0));
+                assertThat(MetricsScrape.of(service.healthPort()).sum("authorizer_invocations_total"), is(1.0));
             }
         }
     }

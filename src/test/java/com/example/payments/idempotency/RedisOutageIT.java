@@ -10,7 +10,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.example.payments.testing.Http;
-import com.example.payments.testing.Readiness;
 import com.example.payments.testing.RedisServer;
 import com.example.payments.testing.ServiceProcess;
 
@@ -41,7 +40,7 @@ class RedisOutageIT {
                         "idempotency.store", "redis", "idempotency.fingerprint-secret", "it-test-fingerprint-secret",
                         "idempotency.redis.uri", redis.uri(),
                         "health.readiness.check-timeout", "PT" + CHECK_TIMEOUT.toSeconds() + "S"))) {
-            Readiness.await(service, Duration.ofSeconds(20));
+            service.awaitReady(Duration.ofSeconds(20));
             HttpResponse<String> before = post(service);
             assertThat(before.statusCode(), is(201));
             String location = "http://127.0.0.1:" + service.businessPort()

@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.UUID;
 
 import com.example.payments.testing.Http;
-import com.example.payments.testing.Readiness;
 import com.example.payments.testing.RedisServer;
 import com.example.payments.testing.ServiceProcess;
 import com.example.payments.testing.TestCertificates;
@@ -43,7 +42,7 @@ class RedisTlsIT {
                                "javax.net.ssl.trustStoreType", "PKCS12"),
                         Map.of("IDEMPOTENCY_REDIS_URI",
                                "rediss://payments:" + password + "@127.0.0.1:" + redis.port()))) {
-            Readiness.await(service, Duration.ofSeconds(20));
+            service.awaitReady(Duration.ofSeconds(20));
             String key = UUID.randomUUID().toString();
             String url = "http://127.0.0.1:" + service.businessPort() + "/v1/authorizations";
 

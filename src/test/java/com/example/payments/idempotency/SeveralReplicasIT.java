@@ -15,8 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import com.example.payments.testing.Http;
-import com.example.payments.testing.Metrics;
-import com.example.payments.testing.Readiness;
+import com.example.payments.testing.MetricsScrape;
 import com.example.payments.testing.RedisServer;
 import com.example.payments.testing.ServiceProcess;
 
@@ -48,8 +47,8 @@ class SeveralReplicasIT {
         redis = RedisServer.start();
         replicaA = ServiceProcess.start(redisConfig(redis));
         replicaB = ServiceProcess.start(redisConfig(redis));
-        Readiness.await(replicaA, Duration.ofSeconds(20));
-        Readiness.await(replicaB, Duration.ofSeconds(20));
+        replicaA.awaitReady(Duration.ofSeconds(20));
+        replicaB.awaitReady(Duration.ofSeconds(20));
         warmUp(replicaA);
         warmUp(replicaB);
     }
@@ -204,8 +203,8 @@ class SeveralReplicasIT {
     }
 
     private static double invocations() throws Exception {
-        return Metrics.sum(replicaA.healthPort(), "authorizer_invocations_total")
-               + Metrics.sum(replicaB.healthPort(), "authorizer_invocations_total");
+        return MetricsScrape.of(replicaA.healthPort()).sum("authorizer_invocations_total")
+               + MetricsScrape.of(replicaB.healthPort()).sum("authorizer_invocations_total");
     }
 
     private static String authorizations(ServiceProcess replica) {

@@ -217,13 +217,21 @@ public final class ServiceProcess implements AutoCloseable {
      */
     public void awaitReady(Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
+        String last = "no answer";
         while (System.nanoTime() < deadline) {
-            if (Http.get("http://127.0.0.1:" + healthPort + "/health/ready").statusCode() == 200) {
-                return;
+            try {
+                var response = Http.get("http://127.0.0.1:" + healthPort + "/health/ready");
+                if (response.statusCode() == 200) {
+                    return;
+                }
+                last = response.statusCode() + " " + response.body();
+            } catch (IOException e) {
+                last = e.toString();
             }
             Thread.sleep(20);
         }
-        throw new IllegalStateException("Not ready within " + timeout + "; output:\n" + String.join("\n", output()));
+        throw new IllegalStateException("Not ready within " + timeout + ", last answer " + last + "; output:\n"
+                                        + String.join("\n", output()));
     }
 
     /**
