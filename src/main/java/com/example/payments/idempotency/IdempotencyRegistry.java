@@ -128,15 +128,14 @@ public final class IdempotencyRegistry implements AutoCloseable {
      *                                               its lease expires
      */
     public boolean complete(Claim.Acquired claim, StoredResponse response) {
-        try {
-            boolean stored = store.complete(claim.lookupKey(), claim.owner(), response, retention);
-            if (!stored) {
-                LOGGER.log(Level.WARNING, "Idempotency lease lost before completion; the response was not stored");
-            }
-            return stored;
-        } finally {
-            held.remove(claim.lookupKey(), claim.owner());
+        // Stop renewing first: a renewal racing the completion would find the record completed and report a lease
+        // as lost that was not.
+        held.remove(claim.lookupKey(), claim.owner());
+        boolean stored = store.complete(claim.lookupKey(), claim.owner(), response, retention);
+        if (!stored) {
+            LOGGER.log(Level.WARNING, "Idempotency lease lost before completion; the response was not stored");
         }
+        return stored;
     }
 
     /**
