@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.helidon.metrics.api.Counter;
@@ -162,19 +163,26 @@ public final class IdempotencyRegistry implements AutoCloseable {
     }
 
     /**
-     * Releases every key this process still holds IN_FLIGHT; called by the shutdown sequence after the drain.
+     * Releases every key this process still holds IN_FLIGHT, in parallel; called by the shutdown sequence after the
+     * drain. Each release is bounded by the store's own timeout ({@code idempotency.redis.command-timeout}).
      *
      * @param reason reason to count them under
      * @return how many keys were released
      */
     public int releaseAllHeld(ReleaseReason reason) {
-        int count = 0;
-        for (Map.Entry<String, String> entry : Map.copyOf(held).entrySet()) {
-            if (release(new Claim.Acquired(entry.getKey(), entry.getValue()), reason)) {
-                count++;
+        // In parallel, like renewals: one remote call after another could outlast the shutdown's hard deadline when
+        // the store answers slowly; together they take about one store timeout.
+        AtomicInteger count = new AtomicInteger();
+        try (ExecutorService releases = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (Map.Entry<String, String> entry : Map.copyOf(held).entrySet()) {
+                releases.execute(() -> {
+                    if (release(new Claim.Acquired(entry.getKey(), entry.getValue()), reason)) {
+                        count.incrementAndGet();
+                    }
+                });
             }
         }
-        return count;
+        return count.get();
     }
 
     /**
