@@ -17,7 +17,6 @@ import com.example.payments.idempotency.Claim;
 import com.example.payments.idempotency.IdempotencyKey;
 import com.example.payments.idempotency.IdempotencyRegistry;
 import com.example.payments.idempotency.IdempotencyRegistry.ReleaseReason;
-import com.example.payments.idempotency.IdempotencyStore;
 import com.example.payments.idempotency.StoredResponse;
 
 import io.helidon.http.HeaderValues;
@@ -119,17 +118,19 @@ final class AuthorizationProcessor implements AutoCloseable {
         StoredResponse response = new StoredResponse(201, AuthorizationService.PATH + "/" + authorization.id(),
                                                      HeaderValues.CONTENT_TYPE_JSON.values(),
                                                      Json.bytes(authorization));
+        // Every failure is caught here, whatever its type: an exception escaping after the decision would leave the
+        // key neither completed nor released, and a later release would let a retry authorize a second time.
         try {
             store.save(authorization);
-        } catch (AuthorizationStore.StoreUnavailableException e) {
+        } catch (RuntimeException e) {
             LOGGER.log(Level.ERROR, "Authorization {0} decided but not stored for GET: {1}", authorization.id(),
-                       e.getMessage());
+                       String.valueOf(e));
         }
         try {
             registry.complete(claim, response);
-        } catch (IdempotencyStore.UnavailableException e) {
-            LOGGER.log(Level.ERROR, "Authorization {0} decided but its response not stored for replay: {1}",
-                       authorization.id(), e.getMessage());
+        } catch (RuntimeException e) {
+            LOGGER.log(Level.ERROR, "Authorization {0} decided but its response may not be stored for replay: {1}",
+                       authorization.id(), String.valueOf(e));
         }
         meters.getOrCreate(Counter.builder("authorizations")
                                    .tags(List.of(Tag.create("status", authorization.status().toLowerCase(Locale.ROOT))))
