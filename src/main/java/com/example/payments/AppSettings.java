@@ -25,8 +25,23 @@ import io.helidon.config.Config;
 record AppSettings(int businessPort, int healthPort, HealthSettings health, ShutdownSettings shutdown,
                    IdempotencySettings idempotency, AuthorizerSettings authorizer, LogFormat logFormat) {
 
-    /** Redis calls one authorization makes at most, each bounded by {@code idempotency.redis.command-timeout}. */
-    static final int REDIS_CALLS_PER_REQUEST = 5;
+    /**
+     * The longest the Redis calls of one authorization can take: claim, authorization save and completion, each
+     * bounded by {@code idempotency.redis.command-timeout}. With {@code min-replicas-ack} above 0, claim and completion
+     * are replicated writes, each bounded by waiting for a pooled connection (command timeout), opening it if needed
+     * (connect timeout), the script (command timeout) and {@code WAIT} (command timeout + 100 ms).
+     *
+     * @param redis the Redis settings
+     * @return the worst case
+     */
+    static Duration redisWorstCase(IdempotencySettings.RedisSettings redis) {
+        Duration command = redis.commandTimeout();
+        if (redis.minReplicasAck() == 0) {
+            return command.multipliedBy(3);
+        }
+        Duration replicated = command.multipliedBy(3).plus(redis.connectTimeout()).plusMillis(100);
+        return replicated.multipliedBy(2).plus(command);
+    }
 
     /** {@code logging.format}. */
     enum LogFormat { TEXT, JSON }
@@ -59,14 +74,11 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
                     + "duration > PT0S and < shutdown.drain-timeout (" + drain + "), so no request outlives the drain");
         }
         settings.idempotency().redis().ifPresent(redis -> {
-            // Besides the authorizer, a request makes at most five bounded Redis calls: claim and its WAIT,
-            // authorization save, completion and its WAIT.
-            Duration longest = timeout.plus(redis.commandTimeout().multipliedBy(REDIS_CALLS_PER_REQUEST));
+            Duration longest = timeout.plus(redisWorstCase(redis));
             if (longest.compareTo(drain) >= 0) {
                 throw new ConfigurationException("shutdown.drain-timeout", "'" + drain + "' is not allowed with "
-                        + "idempotency.store redis; allowed: a duration > authorizer.timeout + "
-                        + REDIS_CALLS_PER_REQUEST + " x idempotency.redis.command-timeout = " + longest
-                        + ", so no request outlives the drain");
+                        + "idempotency.store redis; allowed: a duration > authorizer.timeout + the Redis calls of one "
+                        + "request (" + redisWorstCase(redis) + ") = " + longest + ", so no request outlives the drain");
             }
         });
         return settings;

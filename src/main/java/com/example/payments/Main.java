@@ -84,8 +84,9 @@ public final class Main {
             AppSettings settings = AppSettings.create(config);
             applyLogFormat(settings.logFormat());
             running = start(config, settings, List.of(), sequence -> Signals.install(sequence::begin));
-        } catch (ConfigurationException e) {
-            System.err.println("Invalid configuration: " + e.getMessage());
+        } catch (ConfigurationException | io.helidon.common.config.ConfigException e) {
+            // One line, no stack trace: it is what `kubectl describe pod` and a crash-looping pod's log show.
+            System.err.println("Invalid configuration: " + oneLine(e));
             System.exit(2);
             return;
         }
@@ -163,6 +164,7 @@ public final class Main {
                 .routing(routing -> businessRouting(routing, state, inFlight, meters, authorizations))
                 .build()
                 .start();
+        requireListening(business, "server.port", settings.businessPort());
 
         HealthService probes = HealthService.create(state, dependencies, watchdog,
                                                     settings.health().breakerThreshold(), meters);
@@ -181,6 +183,10 @@ public final class Main {
                 .routing(routing -> healthRouting(routing, probes))
                 .build()
                 .start();
+        if (!health.isRunning() || health.port() <= 0) {
+            business.stop();
+        }
+        requireListening(health, "health-server.port", settings.healthPort());
 
         List<PeriodicWorker> workers = new ArrayList<>();
         backends.sweep().ifPresent(sweep -> {
@@ -189,8 +195,7 @@ public final class Main {
             workers.add(PeriodicWorker.start(sweeperHeartbeat, SWEEP_INTERVAL, sweep));
         });
 
-        LoopbackProber prober = LoopbackProber.create(state, URI.create("http://127.0.0.1:" + business.port()
-                                                                         + "/ping"), settings.health());
+        LoopbackProber prober = LoopbackProber.create(state, pingUri(config, business.port()), settings.health());
         ShutdownSequence.Builder sequence = ShutdownSequence.builder()
                 .settings(settings.shutdown())
                 .state(state)
@@ -246,6 +251,44 @@ public final class Main {
      */
     static void healthRouting(HttpRouting.Builder routing, HealthService probes) {
         routing.register(probes);
+    }
+
+    /**
+     * Where the loopback prober reaches the business listener: loopback when it listens on every interface, else the
+     * address it is bound to.
+     *
+     * @param config the whole configuration ({@code server.host})
+     * @param port   the business listener's bound port
+     * @return e.g. {@code http://127.0.0.1:8080/ping}
+     */
+    static URI pingUri(Config config, int port) {
+        String host = config.get("server.host").asString().orElse("0.0.0.0").trim();
+        if (host.isEmpty() || host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]")) {
+            host = "127.0.0.1";
+        } else if (host.contains(":") && !host.startsWith("[")) {
+            host = "[" + host + "]";
+        }
+        return URI.create("http://" + host + ":" + port + "/ping");
+    }
+
+    // Helidon logs a failed bind and carries on with port -1: a process that serves half its listeners (or none)
+    // while claiming to run is worse than one that exits and gets restarted.
+    private static void requireListening(WebServer server, String key, int port) {
+        if (!server.isRunning() || server.port() <= 0) {
+            server.stop();
+            throw new ConfigurationException(key, "cannot listen on port " + port + " (in use, or not permitted); "
+                                                  + "allowed: a free port from 0 to 65535");
+        }
+    }
+
+    private static String oneLine(Throwable error) {
+        StringBuilder line = new StringBuilder();
+        for (Throwable e = error; e != null && line.length() < 400; e = e.getCause()) {
+            if (e.getMessage() != null && !line.toString().contains(e.getMessage())) {
+                line.append(line.isEmpty() ? "" : ": ").append(e.getMessage());
+            }
+        }
+        return line.toString().replaceAll("\\s*\\R\\s*", " ").strip();
     }
 
     private static DirectHandlers problemHandlers() {

@@ -76,10 +76,20 @@ class AppSettingsTest {
     void withRedisTheDrainMustOutlastTheAuthorizerAndTheRedisCalls() {
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(Map.of(
                 "idempotency.store", "redis", "idempotency.redis.uri", "redis://127.0.0.1:6379",
-                "idempotency.fingerprint-secret", "a-real-secret-value", "authorizer.timeout", "PT8S")));
+                "idempotency.fingerprint-secret", "a-real-secret-value", "authorizer.timeout", "PT8.5S")));
         assertThat(e.getMessage(), is("shutdown.drain-timeout: 'PT10S' is not allowed with idempotency.store redis; "
-                                      + "allowed: a duration > authorizer.timeout + 5 x idempotency.redis.command-timeout"
-                                      + " = PT10.5S, so no request outlives the drain"));
+                                      + "allowed: a duration > authorizer.timeout + the Redis calls of one request "
+                                      + "(PT1.5S) = PT10S, so no request outlives the drain"));
+    }
+
+    @Test
+    void replicatedWritesCountTheirWaitForReplicasAgainstTheDrain() {
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(Map.of(
+                "idempotency.store", "redis", "idempotency.redis.uri", "redis://127.0.0.1:6379",
+                "idempotency.fingerprint-secret", "a-real-secret-value", "idempotency.redis.min-replicas-ack", "1")));
+        assertThat(e.getMessage(), is("shutdown.drain-timeout: 'PT10S' is not allowed with idempotency.store redis; "
+                                      + "allowed: a duration > authorizer.timeout + the Redis calls of one request "
+                                      + "(PT5.7S) = PT10.7S, so no request outlives the drain"));
     }
 
     @Test

@@ -237,6 +237,97 @@ class AuthorizationApiTest {
         assertThat(response.statusCode(), is(415));
     }
 
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "''",
+            "{\"merchantId\":\"m_123\"} trailing",
+            "{\"merchantId\":\"m_123\"}{\"merchantId\":\"m_456\"}",
+            "{\"merchantId\":\"m_123\",\"merchantId\":\"m_456\"}"})
+    void anEmptyOrAmbiguousBodyIsABadRequestNeverAServerError(String body) throws Exception {
+        HttpResponse<String> response = service.post(key(), body);
+        assertThat(response.statusCode(), is(400));
+        assertThat(json(response).get("errors").get(0).get("pointer").asText(), is("#"));
+    }
+
+    @Test
+    void duplicateCardNumbersAreRejectedRatherThanOneOfThemChosen() throws Exception {
+        String twoNumbers = Http.VALID_BODY.replace("\"number\":\"4111111111111111\"",
+                                                    "\"number\":\"4000000000000002\",\"number\":\"4111111111111111\"");
+        assertThat(service.post(key(), twoNumbers).statusCode(), is(400));
+    }
+
+    @ParameterizedTest
+    @CsvSource({"*/*", "application/*", "text/json"})
+    void aWildcardOrOtherContentTypeIsUnsupported(String contentType) throws Exception {
+        HttpResponse<String> response = Http.client().send(HttpRequest.newBuilder(
+                        URI.create(service.business("/v1/authorizations")))
+                .header("Content-Type", contentType).header("Idempotency-Key", key())
+                .POST(HttpRequest.BodyPublishers.ofString(Http.VALID_BODY)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode(), is(415));
+    }
+
+    @Test
+    void jsonWithACharsetParameterIsAccepted() throws Exception {
+        HttpResponse<String> response = Http.client().send(HttpRequest.newBuilder(
+                        URI.create(service.business("/v1/authorizations")))
+                .header("Content-Type", "application/json; charset=utf-8").header("Idempotency-Key", key())
+                .POST(HttpRequest.BodyPublishers.ofString(Http.VALID_BODY)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode(), is(201));
+    }
+
+    @Test
+    void twoIdempotencyKeyHeadersAreABadRequest() throws Exception {
+        HttpResponse<String> response = Http.client().send(HttpRequest.newBuilder(
+                        URI.create(service.business("/v1/authorizations")))
+                .header("Content-Type", "application/json")
+                .header("Idempotency-Key", key()).header("Idempotency-Key", key())
+                .POST(HttpRequest.BodyPublishers.ofString(Http.VALID_BODY)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode(), is(400));
+        assertThat(json(response).get("detail").asText(), is("Send exactly one Idempotency-Key header."));
+    }
+
+    @Test
+    void aChunkedBodyOver16KibIsTooLargeEvenWithoutAKey() throws Exception {
+        byte[] big = ("{\"reference\":\"" + "x".repeat(17 * 1024) + "\"}").getBytes();
+        // An InputStream publisher has no known length, so the JDK client sends it chunked.
+        HttpResponse<String> response = Http.client().send(HttpRequest.newBuilder(
+                        URI.create(service.business("/v1/authorizations")))
+                .expectContinue(true)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(big))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode(), is(413));
+    }
+
+    @Test
+    void aCurrencyWithoutMinorUnitsIsNotAcceptedForPayment() throws Exception {
+        HttpResponse<String> response = service.post(key(), Http.VALID_BODY.replace("EUR", "XAU"));
+        assertThat(response.statusCode(), is(400));
+        assertThat(json(response).get("errors").get(0).get("pointer").asText(), is("#/amount/currency"));
+    }
+
+    @Test
+    void aReadBackAuthorizationIsNotCached() throws Exception {
+        String location = service.post(key(), Http.VALID_BODY).headers().firstValue("Location").orElseThrow();
+        assertThat(service.get(service.business(location)).headers().firstValue("Cache-Control").orElseThrow(),
+                   is("no-store"));
+    }
+
+    @Test
+    void anUnknownMethodIsNotFoundAndTaggedOtherInTheRequestMetrics() throws Exception {
+        HttpResponse<String> response = Http.client().send(HttpRequest.newBuilder(
+                        URI.create(service.business("/v1/authorizations")))
+                .method("XPURGE" + UUID.randomUUID().toString().substring(0, 4).toUpperCase(java.util.Locale.ROOT),
+                        HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode(), is(404));
+        assertThat(service.metric("http_server_request_duration_seconds_count", Map.of("method", "other")) >= 1,
+                   is(true));
+    }
+
     @Test
     void anAuthorizationCanBeReadBackByIdAndAnUnknownIdIsNotFound() throws Exception {
         HttpResponse<String> created = service.post(key(), Http.VALID_BODY);

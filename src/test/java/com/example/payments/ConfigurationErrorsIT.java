@@ -1,10 +1,14 @@
 package com.example.payments;
 
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 
 import com.example.payments.testing.ServiceProcess;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.hasItem;
@@ -34,6 +38,29 @@ class ConfigurationErrorsIT {
         assertThat(exited.output(), hasItem("Invalid configuration: authorizer.timeout: 'PT20S' is not allowed; "
                                             + "allowed: a duration > PT0S and < shutdown.drain-timeout (PT20S), so no "
                                             + "request outlives the drain"));
+    }
+
+    @Test
+    void aConfigFileThatIsNotValidYamlStopsStartupWithOneLine(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("config.yaml");
+        Files.writeString(file, "server:\n  port: [oops\n");
+        ServiceProcess.Exited exited = ServiceProcess.runToExit(Map.of(), Map.of("APP_CONFIG_FILE", file.toString()));
+        assertThat(exited.status(), is(2));
+        assertThat(exited.output().stream().filter(line -> line.startsWith("Invalid configuration: ")).count(), is(1L));
+        assertThat(exited.output().stream().anyMatch(line -> line.contains("Exception") || line.startsWith("\tat ")),
+                   is(false));
+    }
+
+    @Test
+    void aPortInUseStopsStartupInsteadOfServingHalfTheListeners() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0)) {
+            ServiceProcess.Exited exited = ServiceProcess.runToExit(
+                    Map.of("server.port", "0", "health-server.port", String.valueOf(taken.getLocalPort())), Map.of());
+            assertThat(exited.status(), is(2));
+            assertThat(exited.output(), hasItem("Invalid configuration: health-server.port: cannot listen on port "
+                                                + taken.getLocalPort() + " (in use, or not permitted); allowed: a "
+                                                + "free port from 0 to 65535"));
+        }
     }
 
     @Test

@@ -16,10 +16,10 @@ import com.example.payments.idempotency.IdempotencyStore;
 import com.example.payments.idempotency.StoredResponse;
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.helidon.common.media.type.MediaTypes;
 import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
+import io.helidon.http.HttpMediaType;
 import io.helidon.http.Status;
 import io.helidon.http.media.jackson.JacksonRuntimeException;
 import io.helidon.metrics.api.MeterRegistry;
@@ -88,17 +88,21 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
     }
 
     private void authorize(ServerRequest req, ServerResponse res) throws InterruptedException {
-        if (!req.headers().contentType().map(type -> type.test(MediaTypes.APPLICATION_JSON)).orElse(false)) {
+        if (!isJson(req.headers().contentType())) {
             ProblemResponses.send(res, ProblemResponses.unsupportedMediaType());
             return;
         }
-        Optional<IdempotencyKey> key = req.headers().first(IDEMPOTENCY_KEY).flatMap(IdempotencyKey::parse);
+        // The body is read before the key is looked at: a chunked body over the limit only shows its size while it
+        // is read, and 413 comes before 400 (DESIGN §6). Reading throws the 413 for the direct handler to answer.
+        RequestValidator.Result body = read(req);
+        List<String> keys = req.headers().all(IDEMPOTENCY_KEY, List::of);
+        Optional<IdempotencyKey> key = keys.size() == 1 ? IdempotencyKey.parse(keys.getFirst()) : Optional.empty();
         if (key.isEmpty()) {
-            ProblemResponses.send(res, invalidKey(req.headers().contains(IDEMPOTENCY_KEY)));
+            ProblemResponses.send(res, invalidKey(keys.size()));
             return;
         }
         AuthorizationRequest request;
-        switch (validate(req)) {
+        switch (body) {
         case RequestValidator.Valid valid -> request = valid.request();
         case RequestValidator.Invalid invalid -> {
             ProblemResponses.send(res, Problem.of("invalid-request", "Invalid request", 400,
@@ -129,7 +133,10 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
         }
     }
 
-    private RequestValidator.Result validate(ServerRequest req) {
+    private RequestValidator.Result read(ServerRequest req) {
+        if (!req.content().hasEntity()) {
+            return new RequestValidator.Invalid(List.of(Problem.FieldError.body("#", "the body must be a JSON object")));
+        }
         JsonNode body;
         try {
             body = req.content().as(JsonNode.class);
@@ -138,6 +145,13 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
             return new RequestValidator.Invalid(List.of(Problem.FieldError.body("#", "the body is not valid JSON")));
         }
         return validator.validate(body);
+    }
+
+    // Exactly application/json (any parameters, such as charset): a wildcard such as */* is not a content type.
+    private static boolean isJson(Optional<HttpMediaType> contentType) {
+        return contentType.map(type -> type.mediaType().type().equalsIgnoreCase("application")
+                                       && type.mediaType().subtype().equalsIgnoreCase("json"))
+                .orElse(false);
     }
 
     private void answer(ServerResponse res, AuthorizationProcessor.Result result) {
@@ -184,20 +198,24 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
             ProblemResponses.send(res, ProblemResponses.notFound("No authorization with this id."));
             return;
         }
-        res.header(HeaderValues.CONTENT_TYPE_JSON).send(Json.bytes(found.get()));
+        res.header(HeaderValues.CONTENT_TYPE_JSON)
+                .header(HeaderNames.CACHE_CONTROL, "no-store")
+                .send(Json.bytes(found.get()));
     }
 
-    private static Problem invalidKey(boolean present) {
-        String detail = present
-                ? "Idempotency-Key must be 1 to 255 printable ASCII characters, as a quoted string or a bare token."
-                : "Idempotency-Key header is required for POST /v1/authorizations.";
+    private static Problem invalidKey(int headers) {
+        String detail = switch (headers) {
+        case 0 -> "Idempotency-Key header is required for POST /v1/authorizations.";
+        case 1 -> "Idempotency-Key must be 1 to 255 printable ASCII characters, as a quoted string or a bare token.";
+        default -> "Send exactly one Idempotency-Key header.";
+        };
         return Problem.of("invalid-idempotency-key", "Invalid Idempotency-Key", 400, detail)
                 .withErrors(List.of(Problem.FieldError.header(IdempotencyKey.HEADER, detail)));
     }
 
     private static Problem storeUnavailable() {
         return Problem.of("store-unavailable", "Temporarily unavailable", 503,
-                          "The idempotency store cannot be reached; nothing was authorized. Retry shortly.");
+                          "The idempotency store could not record this request; nothing was authorized. Retry shortly.");
     }
 
     /** Builder of {@link AuthorizationService}. */

@@ -144,10 +144,11 @@ final class RequestValidator {
         return value >= min && value <= max ? value : -1;
     }
 
+    // A currency of ISO 4217 that money is paid in: codes without minor units (XXX, XAU and the other funds and
+    // metals) are not.
     private static boolean isIso4217(String code) {
         try {
-            Currency.getInstance(code);
-            return true;
+            return Currency.getInstance(code).getDefaultFractionDigits() >= 0;
         } catch (IllegalArgumentException e) {
             return false;
         }

@@ -1,5 +1,6 @@
 package com.example.payments.http;
 
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -12,9 +13,13 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
  */
 public final class Json {
 
+    // Strict parsing: trailing content and duplicate keys are errors, so that this service and every proxy, WAF or
+    // log pipeline in front of it read the same request (with duplicates, each parser may keep a different value).
     private static final ObjectMapper MAPPER = JsonMapper.builder()
             .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .build();
 
     private Json() {

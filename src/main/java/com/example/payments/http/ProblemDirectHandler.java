@@ -48,10 +48,10 @@ public final class ProblemDirectHandler implements DirectHandler {
         case 400 -> ProblemResponses.badRequest();
         case 404 -> ProblemResponses.notFound("No such resource on this port.");
         case 503 -> ProblemResponses.overloaded();
-        default -> defaultStatus.code() >= 400 && defaultStatus.code() < 500
-                ? Problem.of("http-" + defaultStatus.code(), defaultStatus.reasonPhrase(), defaultStatus.code(),
-                             defaultStatus.reasonPhrase() + ".")
-                : internal(eventType, message);
+        case 500 -> internal(eventType, message);
+        // Any other status Helidon chose (405, 431, 505 for HTTP/1.0, ...) keeps its code, as a problem.
+        default -> Problem.of("http-" + defaultStatus.code(), defaultStatus.reasonPhrase(), defaultStatus.code(),
+                              defaultStatus.reasonPhrase() + ".");
         };
         TransportResponse.Builder response = TransportResponse.builder()
                 .status(Status.create(problem.status()))
@@ -70,7 +70,8 @@ public final class ProblemDirectHandler implements DirectHandler {
 
     private static boolean isJson(TransportRequest request) {
         return request.headers().contentType()
-                .map(type -> type.test(io.helidon.common.media.type.MediaTypes.APPLICATION_JSON))
+                .map(type -> type.mediaType().type().equalsIgnoreCase("application")
+                             && type.mediaType().subtype().equalsIgnoreCase("json"))
                 .orElse(false);
     }
 

@@ -2,6 +2,7 @@ package com.example.payments.http;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 
 import io.helidon.metrics.api.MeterRegistry;
 import io.helidon.metrics.api.Tag;
@@ -14,7 +15,8 @@ import io.helidon.webserver.http.RoutingResponse;
 /**
  * Records {@code http_server_request_duration_seconds{method,route,status}} for every business request. The
  * {@code route} tag is the matched route template ({@code /v1/authorizations/{id}}), never the raw path, so the
- * number of series stays bounded; unmatched requests are tagged {@code unmatched}.
+ * number of series stays bounded; unmatched requests are tagged {@code unmatched}, and methods outside the HTTP
+ * standard ones {@code other}.
  */
 public final class RequestMetricsFilter implements Filter {
 
@@ -22,6 +24,10 @@ public final class RequestMetricsFilter implements Filter {
             Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50),
             Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1),
             Duration.ofMillis(2500), Duration.ofSeconds(5), Duration.ofSeconds(10)};
+
+    // Any client can send any method token: only these become tag values, so the number of series stays bounded.
+    private static final Set<String> KNOWN_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
+                                                            "OPTIONS", "TRACE", "CONNECT");
 
     private final MeterRegistry meters;
 
@@ -39,6 +45,11 @@ public final class RequestMetricsFilter implements Filter {
         return new RequestMetricsFilter(meters);
     }
 
+    private static String method(RoutingRequest req) {
+        String method = req.prologue().method().text();
+        return KNOWN_METHODS.contains(method) ? method : "other";
+    }
+
     @Override
     public void filter(FilterChain chain, RoutingRequest req, RoutingResponse res) {
         long start = System.nanoTime();
@@ -47,7 +58,7 @@ public final class RequestMetricsFilter implements Filter {
         } finally {
             meters.getOrCreate(Timer.builder("http_server_request_duration")
                                        .baseUnit(java.util.concurrent.TimeUnit.SECONDS)
-                                       .tags(List.of(Tag.create("method", req.prologue().method().text()),
+                                       .tags(List.of(Tag.create("method", method(req)),
                                                      Tag.create("route", req.matchingPattern().orElse("unmatched")),
                                                      Tag.create("status", String.valueOf(res.status().code()))))
                                        .description("Business request duration")

@@ -29,7 +29,9 @@ class MinReplicasAckIT {
                 ServiceProcess service = ServiceProcess.start(Map.of(
                         "idempotency.store", "redis", "idempotency.fingerprint-secret", "it-test-fingerprint-secret",
                         "idempotency.redis.uri", primary.uri(),
-                        "idempotency.redis.min-replicas-ack", "1"))) {
+                        "idempotency.redis.min-replicas-ack", "1",
+                        // Replicated writes may take PT5.7S; the drain must outlast them and the authorizer.
+                        "shutdown.drain-timeout", "PT12S"))) {
             service.awaitReady(Duration.ofSeconds(20));
             String key = UUID.randomUUID().toString();
 
