@@ -1,6 +1,8 @@
 package com.example.payments;
 
+import java.net.Socket;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 import com.example.payments.testing.Http;
@@ -73,6 +75,16 @@ class ListenersTest {
         HttpResponse<String> response = service.get(service.business(path));
         assertThat(response.statusCode(), is(404));
         assertThat(response.headers().firstValue("Content-Type").orElseThrow(), is("application/problem+json"));
+    }
+
+    @Test
+    void anHttp10RequestIsRefusedWithAProblemNotAServerError() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", service.running().business().port())) {
+            socket.getOutputStream().write("GET /ping HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+            assertThat(answer, startsWith("HTTP/1.1 505 "));
+            assertThat(answer, containsString("application/problem+json"));
+        }
     }
 
     @Test
