@@ -1,7 +1,6 @@
 package com.example.payments;
 
 import java.lang.System.Logger.Level;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,8 +20,6 @@ import com.example.payments.health.Heartbeat;
 import com.example.payments.health.LoopbackProber;
 import com.example.payments.health.StartupGate;
 import com.example.payments.health.WorkerWatchdog;
-import com.example.payments.http.Json;
-import com.example.payments.http.ProblemDirectHandler;
 import com.example.payments.http.RequestMetricsFilter;
 import com.example.payments.idempotency.Fingerprint;
 import com.example.payments.idempotency.IdempotencyRegistry;
@@ -30,25 +27,18 @@ import com.example.payments.lifecycle.ConnectionCloseWhileDraining;
 import com.example.payments.lifecycle.InFlightRequests;
 import com.example.payments.lifecycle.PeriodicWorker;
 import com.example.payments.lifecycle.ShutdownSequence;
-import com.example.payments.lifecycle.ShutdownSettings;
 import com.example.payments.lifecycle.Signals;
 
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
 import io.helidon.health.HealthCheck;
-import io.helidon.http.DirectHandler.EventType;
-import io.helidon.http.media.MediaContext;
-import io.helidon.http.media.jackson.JacksonSupport;
 import io.helidon.logging.common.LogConfig;
 import io.helidon.logging.jul.HelidonJsonFormatter;
 import io.helidon.metrics.api.MeterRegistry;
 import io.helidon.metrics.api.MetricsFactory;
 import io.helidon.service.registry.Services;
 import io.helidon.webserver.WebServer;
-import io.helidon.webserver.http.DirectHandlers;
 import io.helidon.webserver.http.HttpRouting;
-import io.helidon.webserver.observe.ObserveFeature;
-import io.helidon.webserver.observe.metrics.MetricsObserver;
 
 /**
  * Composition root of payments-authorization: reads the configuration, builds every component, starts the business
@@ -60,9 +50,6 @@ import io.helidon.webserver.observe.metrics.MetricsObserver;
  * naming the key and the allowed range and exits with status 2.
  */
 public final class Main {
-
-    /** Largest accepted request body on the business listener: 16 KiB. */
-    static final long MAX_PAYLOAD_BYTES = 16 * 1024;
 
     private static final System.Logger LOGGER = System.getLogger(Main.class.getName());
     private static final Duration SWEEP_INTERVAL = Duration.ofSeconds(1);
@@ -151,42 +138,12 @@ public final class Main {
                 .build();
         InFlightRequests inFlight = InFlightRequests.create(meters);
 
-        WebServer business = WebServer.builder()
-                .config(config.get("server"))
-                .port(settings.businessPort())
-                .featuresDiscoverServices(false)
-                .shutdownHook(false)
-                .shutdownGracePeriod(settings.shutdown().mode() == ShutdownSettings.Mode.GRACEFUL
-                                             ? settings.shutdown().drainTimeout() : Duration.ofMillis(500))
-                .maxPayloadSize(MAX_PAYLOAD_BYTES)
-                .directHandlers(problemHandlers())
-                .mediaContext(jsonMedia())
-                .routing(routing -> businessRouting(routing, state, inFlight, meters, authorizations))
-                .build()
-                .start();
-        requireListening(business, "server.port", settings.businessPort());
+        WebServer business = Listeners.startBusiness(config, settings,
+                routing -> businessRouting(routing, state, inFlight, meters, authorizations));
 
         HealthService probes = HealthService.create(state, dependencies, watchdog,
                                                     settings.health().breakerThreshold(), meters);
-        WebServer health = WebServer.builder()
-                .config(config.get("health-server"))
-                .port(settings.healthPort())
-                .featuresDiscoverServices(false)
-                .shutdownHook(false)
-                .addFeature(ObserveFeature.builder()
-                                    .observersDiscoverServices(false)
-                                    .endpoint("/")
-                                    .addObserver(MetricsObserver.builder()
-                                                         .endpoint("metrics")
-                                                         .build())
-                                    .build())
-                .routing(routing -> healthRouting(routing, probes))
-                .build()
-                .start();
-        if (!health.isRunning() || health.port() <= 0) {
-            business.stop();
-        }
-        requireListening(health, "health-server.port", settings.healthPort());
+        WebServer health = Listeners.startHealth(config, settings, routing -> healthRouting(routing, probes), business);
 
         List<PeriodicWorker> workers = new ArrayList<>();
         backends.sweep().ifPresent(sweep -> {
@@ -195,7 +152,8 @@ public final class Main {
             workers.add(PeriodicWorker.start(sweeperHeartbeat, SWEEP_INTERVAL, sweep));
         });
 
-        LoopbackProber prober = LoopbackProber.create(state, pingUri(config, business.port()), settings.health());
+        LoopbackProber prober = LoopbackProber.create(state, Listeners.pingUri(config, business.port()),
+                                                      settings.health());
         ShutdownSequence.Builder sequence = ShutdownSequence.builder()
                 .settings(settings.shutdown())
                 .state(state)
@@ -253,34 +211,6 @@ public final class Main {
         routing.register(probes);
     }
 
-    /**
-     * Where the loopback prober reaches the business listener: loopback when it listens on every interface, else the
-     * address it is bound to.
-     *
-     * @param config the whole configuration ({@code server.host})
-     * @param port   the business listener's bound port
-     * @return e.g. {@code http://127.0.0.1:8080/ping}
-     */
-    static URI pingUri(Config config, int port) {
-        String host = config.get("server.host").asString().orElse("0.0.0.0").trim();
-        if (host.isEmpty() || host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]")) {
-            host = "127.0.0.1";
-        } else if (host.contains(":") && !host.startsWith("[")) {
-            host = "[" + host + "]";
-        }
-        return URI.create("http://" + host + ":" + port + "/ping");
-    }
-
-    // Helidon logs a failed bind and carries on with port -1: a process that serves half its listeners (or none)
-    // while claiming to run is worse than one that exits and gets restarted.
-    private static void requireListening(WebServer server, String key, int port) {
-        if (!server.isRunning() || server.port() <= 0) {
-            server.stop();
-            throw new ConfigurationException(key, "cannot listen on port " + port + " (in use, or not permitted); "
-                                                  + "allowed: a free port from 0 to 65535");
-        }
-    }
-
     private static String oneLine(Throwable error) {
         StringBuilder line = new StringBuilder();
         for (Throwable e = error; e != null && line.length() < 400; e = e.getCause()) {
@@ -289,22 +219,6 @@ public final class Main {
             }
         }
         return line.toString().replaceAll("\\s*\\R\\s*", " ").strip();
-    }
-
-    private static DirectHandlers problemHandlers() {
-        ProblemDirectHandler handler = ProblemDirectHandler.create(MAX_PAYLOAD_BYTES);
-        DirectHandlers.Builder builder = DirectHandlers.builder();
-        for (EventType type : EventType.values()) {
-            builder.addHandler(type, handler);
-        }
-        return builder.build();
-    }
-
-    private static MediaContext jsonMedia() {
-        return MediaContext.builder()
-                .mediaSupportsDiscoverServices(false)
-                .addMediaSupport(JacksonSupport.create(Json.mapper()))
-                .build();
     }
 
     private static void applyLogFormat(AppSettings.LogFormat format) {

@@ -21,6 +21,6 @@ class PingUriTest {
             "::1,http://[::1]:8080/ping"})
     void theProberTargetsTheBoundAddressOrLoopbackForAWildcard(String host, String uri) {
         Config config = Config.just(ConfigSources.create(Map.of("server.host", host)));
-        assertThat(Main.pingUri(config, 8080).toString(), is(uri));
+        assertThat(Listeners.pingUri(config, 8080).toString(), is(uri));
     }
 }
