@@ -3,6 +3,7 @@ package com.example.payments.health;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Supplier;
 
 import io.helidon.health.HealthCheck;
 import io.helidon.health.HealthCheckResponse;
@@ -19,7 +20,7 @@ import static org.hamcrest.Matchers.lessThan;
  */
 class DependencyChecksTest {
 
-    static HealthCheck check(String name, HealthCheckResponse response) {
+    static HealthCheck named(String name, Supplier<HealthCheckResponse> call) {
         return new HealthCheck() {
             @Override
             public String name() {
@@ -28,42 +29,30 @@ class DependencyChecksTest {
 
             @Override
             public HealthCheckResponse call() {
-                return response;
+                return call.get();
             }
         };
+    }
+
+    static HealthCheck check(String name, HealthCheckResponse response) {
+        return named(name, () -> response);
     }
 
     static HealthCheck hanging(String name, CountDownLatch never) {
-        return new HealthCheck() {
-            @Override
-            public String name() {
-                return name;
+        return named(name, () -> {
+            try {
+                never.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
-
-            @Override
-            public HealthCheckResponse call() {
-                try {
-                    never.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                return HealthCheckResponse.builder().build();
-            }
-        };
+            return HealthCheckResponse.builder().build();
+        });
     }
 
     static HealthCheck throwing(String name) {
-        return new HealthCheck() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public HealthCheckResponse call() {
-                throw new IllegalStateException("connection refused");
-            }
-        };
+        return named(name, () -> {
+            throw new IllegalStateException("connection refused");
+        });
     }
 
     @Test
