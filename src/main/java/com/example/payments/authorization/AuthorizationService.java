@@ -3,11 +3,13 @@ package com.example.payments.authorization;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import com.example.payments.http.Json;
 import com.example.payments.http.Problem;
 import com.example.payments.http.ProblemResponses;
+import com.example.payments.http.ResponseBodies;
 import com.example.payments.idempotency.Claim;
 import com.example.payments.idempotency.Fingerprint;
 import com.example.payments.idempotency.IdempotencyKey;
@@ -20,6 +22,8 @@ import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
 import io.helidon.http.HttpMediaType;
+import io.helidon.http.Method;
+import io.helidon.http.PathMatchers;
 import io.helidon.http.Status;
 import io.helidon.http.media.jackson.JacksonRuntimeException;
 import io.helidon.metrics.api.MeterRegistry;
@@ -38,7 +42,8 @@ import io.helidon.webserver.http.ServerResponse;
  *     invalid key, 400 invalid body, then the idempotency claim (replay with {@code Idempotent-Replayed: true}, 409
  *     in flight, 422 fingerprint mismatch, 503 registry full or unavailable), then the authorizer (502 issuer failed,
  *     504 issuer timed out; the key is released so a retry runs again).</li>
- *     <li>{@code GET /v1/authorizations/{id}}: 200 with the same body, or 404.</li>
+ *     <li>{@code GET /v1/authorizations/{id}}: 200 with the same body, or 404; {@code HEAD} gets the same status and
+ *     headers without a body.</li>
  * </ul>
  * Every error is an RFC 9457 problem. A decline is a processed request: 201 with {@code "status":"DECLINED"}.
  */
@@ -49,6 +54,10 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
     private static final HeaderName IDEMPOTENCY_KEY = HeaderNames.create(IdempotencyKey.HEADER);
     /** Response header marking a replayed response (IETF idempotency-key draft practice). */
     public static final HeaderName IDEMPOTENT_REPLAYED = HeaderNames.create("Idempotent-Replayed");
+    /** Every path this service serves and its methods, in the order an {@code Allow} header lists them. */
+    public static final Map<String, List<Method>> RESOURCES = Map.of(
+            PATH, List.of(Method.POST),
+            PATH + "/{id}", List.of(Method.GET, Method.HEAD));
 
     private final IdempotencyRegistry registry;
     private final Fingerprint fingerprint;
@@ -78,7 +87,7 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
     @Override
     public void routing(HttpRules rules) {
         rules.post(PATH, this::authorize)
-                .get(PATH + "/{id}", this::find);
+                .route(Method.predicate(Method.GET, Method.HEAD), PathMatchers.create(PATH + "/{id}"), this::find);
     }
 
     /** Stops the authorizer's executor; in-flight calls are interrupted. Called in the shutdown cleanup phase. */
@@ -190,17 +199,17 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
             found = store.find(id);
         } catch (AuthorizationStore.StoreUnavailableException e) {
             LOGGER.log(Level.WARNING, "Authorization store unavailable: {0}", e.getMessage());
-            ProblemResponses.sendRetryable(res, Problem.of("store-unavailable", "Temporarily unavailable", 503,
+            ProblemResponses.sendRetryable(req, res, Problem.of("store-unavailable", "Temporarily unavailable", 503,
                     "The authorization store cannot be reached. Retry shortly."), 1);
             return;
         }
         if (found.isEmpty()) {
-            ProblemResponses.send(res, ProblemResponses.notFound("No authorization with this id."));
+            ProblemResponses.send(req, res, ProblemResponses.notFound("No authorization with this id."));
             return;
         }
         res.header(HeaderValues.CONTENT_TYPE_JSON)
-                .header(HeaderNames.CACHE_CONTROL, "no-store")
-                .send(Json.bytes(found.get()));
+                .header(HeaderNames.CACHE_CONTROL, "no-store");
+        ResponseBodies.send(req, res, Json.bytes(found.get()));
     }
 
     private static Problem invalidKey(int headers) {
