@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 
+import com.example.payments.issuer.IssuerStats;
 import com.example.payments.testing.Http;
 import com.example.payments.testing.IssuerSimulatorProcess;
 import com.example.payments.testing.MetricsScrape;
@@ -68,7 +69,7 @@ class HttpAuthorizerServiceIT {
 
     @Test
     void anApprovalIs201AndItsReplayNeverReachesTheIssuer() throws Exception {
-        IssuerSimulatorProcess.Stats before = issuer.stats();
+        IssuerStats before = issuer.stats();
         String key = key();
         HttpResponse<String> first = post(key, "4111111111111111");
         HttpResponse<String> replay = post(key, "4111111111111111");
@@ -78,7 +79,7 @@ class HttpAuthorizerServiceIT {
         assertThat(replay.statusCode(), is(201));
         assertThat(replay.headers().firstValue("Idempotent-Replayed").orElse(""), is("true"));
         assertThat(replay.body(), is(first.body()));
-        IssuerSimulatorProcess.Stats after = issuer.stats();
+        IssuerStats after = issuer.stats();
         assertThat("calls that reached the issuer", after.requests() - before.requests(), is(1L));
         assertThat(after.approved() - before.approved(), is(1L));
     }
@@ -95,7 +96,7 @@ class HttpAuthorizerServiceIT {
 
     @Test
     void anUnreachableIssuerIs502AndTheKeyIsReleasedForARetry() throws Exception {
-        IssuerSimulatorProcess.Stats before = issuer.stats();
+        IssuerStats before = issuer.stats();
         String key = key();
         HttpResponse<String> first = post(key, "4000000000000119");
         HttpResponse<String> retry = post(key, "4000000000000119");
@@ -109,7 +110,7 @@ class HttpAuthorizerServiceIT {
     @Test
     @Order(Order.DEFAULT + 1)
     void aHungIssuerIs504AndTheRetryGetsTheIssuersFirstDecisionFromItsLedger() throws Exception {
-        IssuerSimulatorProcess.Stats before = issuer.stats();
+        IssuerStats before = issuer.stats();
         String key = key();
         HttpResponse<String> timedOut;
         long start = System.nanoTime();
@@ -130,7 +131,7 @@ class HttpAuthorizerServiceIT {
 
         assertThat(retry.body(), retry.statusCode(), is(201));
         assertThat(retry.body(), containsString("\"status\":\"APPROVED\""));
-        IssuerSimulatorProcess.Stats after = issuer.stats();
+        IssuerStats after = issuer.stats();
         assertThat("one authorization at the issuer for this payment", after.authorizations() - before.authorizations(),
                    is(1L));
         assertThat(after.duplicateAttempts() - before.duplicateAttempts(), is(1L));

@@ -4,7 +4,8 @@ package com.example.payments.issuer;
  * Counters of a {@link SimulatedIssuer} since it started; the issuer simulator serves them as JSON on
  * {@code GET /stats}, with these field names.
  *
- * @param requests                     authorization calls received, whatever their answer
+ * @param requests                     authorization calls answered (after the simulated latency), whatever the answer;
+ *                                     malformed calls (400) excluded
  * @param authorizations               decisions made: {@code approved + declined}; a repeated attempt id adds none
  * @param approved                     approvals made
  * @param declined                     declines made

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 
+import com.example.payments.issuer.IssuerStats;
 import com.example.payments.testing.IssuerSimulatorProcess;
 
 import org.junit.jupiter.api.AfterAll;
@@ -67,12 +68,12 @@ class HttpAuthorizerIT {
 
     @Test
     void theAttemptIdIsTheIssuersIdempotencyKey() throws Exception {
-        IssuerSimulatorProcess.Stats before = issuer.stats();
+        IssuerStats before = issuer.stats();
         AuthorizationAttempt attempt = attempt(attemptId(), "4111111111111111");
         authorizer.authorize(attempt);
         authorizer.authorize(attempt);
 
-        IssuerSimulatorProcess.Stats after = issuer.stats();
+        IssuerStats after = issuer.stats();
         assertThat(after.authorizations() - before.authorizations(), is(1L));
         assertThat(after.duplicateAttempts() - before.duplicateAttempts(), is(1L));
     }

@@ -64,7 +64,7 @@ class IssuerSimulatorIT {
 
     @Test
     void aRepeatedAttemptIdIsAnsweredFromTheLedgerAndCountedOnce() throws Exception {
-        IssuerSimulatorProcess.Stats before = issuer.stats();
+        IssuerStats before = issuer.stats();
         String attempt = attemptId();
         HttpResponse<String> first = call(attempt, "4111111111111111", 1299);
         HttpResponse<String> retry = call(attempt, "4111111111111111", 1299);
@@ -74,7 +74,7 @@ class IssuerSimulatorIT {
         assertThat(first.headers().firstValue("Idempotent-Replayed").isPresent(), is(false));
         assertThat(retry.body(), is(first.body()));
         assertThat(retry.headers().firstValue("Idempotent-Replayed").orElse(""), is("true"));
-        IssuerSimulatorProcess.Stats after = issuer.stats();
+        IssuerStats after = issuer.stats();
         assertThat(after.authorizations() - before.authorizations(), is(1L));
         assertThat(after.duplicateAttempts() - before.duplicateAttempts(), is(1L));
         assertThat(after.paymentsApprovedMoreThanOnce(), is(before.paymentsApprovedMoreThanOnce()));
@@ -96,7 +96,7 @@ class IssuerSimulatorIT {
 
     @Test
     void theUnreachableCardAnswers503AndIsNotRecorded() throws Exception {
-        IssuerSimulatorProcess.Stats before = issuer.stats();
+        IssuerStats before = issuer.stats();
         String attempt = attemptId();
         HttpResponse<String> response = call(attempt, "4000000000000119", 10);
         call(attempt, "4000000000000119", 10);
@@ -104,7 +104,7 @@ class IssuerSimulatorIT {
         assertThat(response.statusCode(), is(503));
         assertThat(response.headers().firstValue("Content-Type").orElse(""), is("application/problem+json"));
         assertThat(response.headers().firstValue("Retry-After").orElse(""), is("1"));
-        IssuerSimulatorProcess.Stats after = issuer.stats();
+        IssuerStats after = issuer.stats();
         assertThat(after.unavailable() - before.unavailable(), is(2L));
         assertThat(after.duplicateAttempts(), is(before.duplicateAttempts()));
     }

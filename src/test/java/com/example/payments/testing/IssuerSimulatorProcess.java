@@ -17,6 +17,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import com.example.payments.http.Json;
+import com.example.payments.issuer.IssuerStats;
 
 /**
  * The issuer simulator ({@code com.example.payments.issuer.IssuerSimulator}) running from the built jar as a child
@@ -36,26 +37,6 @@ public final class IssuerSimulatorProcess implements AutoCloseable {
 
     private static final String MAIN_CLASS = "com.example.payments.issuer.IssuerSimulator";
     private static final Pattern LISTENING = Pattern.compile("Issuer simulator listening on port (\\d+)");
-
-    /**
-     * The simulator's {@code GET /stats} (the field names of {@code com.example.payments.issuer.IssuerStats}).
-     *
-     * @param requests                     authorization calls received
-     * @param authorizations               decisions made, one per attempt id ({@code approved + declined})
-     * @param approved                     approvals
-     * @param declined                     declines
-     * @param unavailable                  calls answered 503 (unreachable test card)
-     * @param duplicateAttempts            calls answered from the ledger (attempt id seen before)
-     * @param attemptIdConflicts           known attempt ids presented for another payment
-     * @param paymentsApprovedMoreThanOnce business payments approved under two or more attempt ids
-     * @param ledgerEntries                attempt ids remembered
-     * @param evictions                    attempt ids forgotten early because the ledger was full
-     * @param inFlight                     calls being answered now
-     */
-    public record Stats(long requests, long authorizations, long approved, long declined, long unavailable,
-                        long duplicateAttempts, long attemptIdConflicts, long paymentsApprovedMoreThanOnce,
-                        long ledgerEntries, long evictions, long inFlight) {
-    }
 
     private final Process process;
     private final List<String> output = new CopyOnWriteArrayList<>();
@@ -139,18 +120,18 @@ public final class IssuerSimulatorProcess implements AutoCloseable {
     }
 
     /**
-     * Reads {@code GET /stats}.
+     * Reads {@code GET /stats}: the JSON fields of {@link IssuerStats}.
      *
      * @return the counters now
      * @throws IOException          when the simulator does not answer 200
      * @throws InterruptedException when interrupted
      */
-    public Stats stats() throws IOException, InterruptedException {
+    public IssuerStats stats() throws IOException, InterruptedException {
         var response = Http.get(uri() + "/stats");
         if (response.statusCode() != 200) {
             throw new IOException("GET /stats answered " + response.statusCode() + ": " + response.body());
         }
-        return Json.mapper().readValue(response.body(), Stats.class);
+        return Json.mapper().readValue(response.body(), IssuerStats.class);
     }
 
     /**
@@ -161,9 +142,9 @@ public final class IssuerSimulatorProcess implements AutoCloseable {
      * @return the counters that satisfied it
      * @throws Exception when they do not within the timeout
      */
-    public Stats awaitStats(Predicate<Stats> condition, Duration timeout) throws Exception {
+    public IssuerStats awaitStats(Predicate<IssuerStats> condition, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
-        Stats last = stats();
+        IssuerStats last = stats();
         while (!condition.test(last)) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("Issuer stats not as expected within " + timeout + ": " + last);
