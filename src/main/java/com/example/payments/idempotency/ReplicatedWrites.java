@@ -91,12 +91,12 @@ final class ReplicatedWrites implements AutoCloseable {
      *
      * @param script the script
      * @param wrote  tells from the reply whether the script wrote
-     * @param key    its key
+     * @param keys   its keys
      * @param args   its arguments
      * @return reply and replication
      * @throws io.lettuce.core.RedisException when Redis cannot be reached or the command timeout passes
      */
-    Result eval(LuaScript script, Predicate<Object> wrote, String key, byte[][] args) {
+    Result eval(LuaScript script, Predicate<Object> wrote, String[] keys, byte[][] args) {
         acquirePermit(System.nanoTime() + commandTimeout.toNanos());
         try {
             // A new pooled connection is bounded by the connect timeout; the commands by the command timeout.
@@ -104,7 +104,7 @@ final class ReplicatedWrites implements AutoCloseable {
                     pool.acquire(), System.nanoTime() + connectTimeout.toNanos());
             long deadline = System.nanoTime() + commandTimeout.toNanos();
             try {
-                Object reply = script.run(connection.async(), key, args, deadline);
+                Object reply = script.run(connection.async(), keys, args, deadline);
                 if (!wrote.test(reply)) {
                     return new Result(reply, 0, true);
                 }

@@ -89,8 +89,9 @@ public final class ShutdownSequence {
             return;
         }
         if (settings.mode() == ShutdownSettings.Mode.GRACEFUL) {
-            // First, before even the sequence thread exists: every readiness probe from here on answers 503.
-            state.startDraining();
+            // First, before even the sequence thread exists: every readiness probe from here on answers 503, and no
+            // request starts work it could not finish before the drain deadline.
+            state.startDraining(signalNanos + settings.preDrainDelay().plus(settings.drainTimeout()).toNanos());
         }
         PhaseClock phases = new PhaseClock(meters, signalNanos);
         clock = phases;
@@ -127,17 +128,20 @@ public final class ShutdownSequence {
 
     private void runPhases(PhaseClock phases) throws InterruptedException {
         Outcome outcome = new Outcome();
+        long releasedBefore = registry.releasedCount();
         phases.run("pre-drain", () -> TimeUnit.NANOSECONDS.sleep(settings.preDrainDelay().toNanos()));
         phases.run("drain", () -> {
             // Probes of the port the drain closes would only log failures from here on.
             atDrain.forEach(resource -> Cleanup.closeQuietly(resource.getKey(), resource.getValue()));
-            outcome.cutOff = Drain.run(business, inFlight, settings.drainTimeout());
+            outcome.cutOff = Drain.run(business, inFlight, settings.drainTimeout(), state::drainStarted);
         });
         phases.run("key-release", () -> {
             LOGGER.log(Level.INFO, "Shutdown phase key-release: {0,number,#} idempotency keys still held IN_FLIGHT",
                        registry.heldCount());
-            outcome.released = registry.releaseAllHeld(IdempotencyRegistry.ReleaseReason.SHUTDOWN);
+            registry.releaseAllHeld(IdempotencyRegistry.ReleaseReason.SHUTDOWN);
         });
+        // Every release since the signal, whoever made it: a cut-off request's own, or this phase's.
+        outcome.released = registry.releasedCount() - releasedBefore;
         phases.run("cleanup", () -> outcome.abandoned = Cleanup.run(workers, resources, settings.cleanupTimeout()));
         phases.recordTotal();
         LOGGER.log(Level.INFO, "Shutdown summary: {0}; requests cut off by the drain timeout: {1,number,#}; "
@@ -161,7 +165,7 @@ public final class ShutdownSequence {
 
     private static final class Outcome {
         private int cutOff;
-        private int released;
+        private long released;
         private List<String> abandoned = List.of();
     }
 

@@ -27,7 +27,7 @@ class RedisTlsIT {
     /** The ACL the README documents for the service's Redis user (Redis 7.0 syntax). */
     static final List<String> ACL_RULES = List.of("on", "~payments-authorization:*", "resetchannels", "-@all",
             "+hello", "+auth", "+ping", "+evalsha", "+script|load", "+hmget", "+hget", "+hset", "+pexpire", "+del",
-            "+get", "+set", "+wait");
+            "+get", "+set", "+pttl", "+time", "+wait");
 
     @Test
     void aTlsConnectionWithAnAclUserFromTheEnvironmentServesAndNeverLogsThePassword() throws Exception {
