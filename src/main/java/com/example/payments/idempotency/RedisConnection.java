@@ -24,7 +24,7 @@ import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 
 /**
- * The Redis client shared by the redis backends ({@link RedisIdempotencyStore} and the Redis authorization store):
+ * The Redis client of the redis backend ({@link RedisIdempotencyStore}) and of its readiness check:
  * one Lettuce connection that every virtual thread pipelines its commands on, plus, when
  * {@code idempotency.redis.min-replicas-ack} is above 0, a small pool for writes that wait for replicas
  * ({@link ReplicatedWrites}).

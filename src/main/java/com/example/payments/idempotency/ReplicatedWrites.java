@@ -27,8 +27,7 @@ import io.lettuce.core.support.BoundedPoolConfig;
  * not run on the shared connection, where it would stall every other request's commands behind it (and, with the
  * replicas gone, for the whole timeout). Each replicated write borrows one of {@value #CONNECTIONS} pooled
  * connections instead. A replica that confirms a write has every write the primary processed before it (they share
- * one replication stream), so the authorization record saved on the shared connection just before a completion is
- * covered by the completion's {@code WAIT} too.
+ * one replication stream).
  */
 final class ReplicatedWrites implements AutoCloseable {
 

@@ -18,11 +18,13 @@ import io.helidon.webserver.WebServer;
  * The SIGTERM choreography (DESIGN §4), owned by {@code Main} alone (both servers run with
  * {@code shutdown-hook: false}):
  * <ol>
- *     <li>{@code draining = true}, the first statement: readiness answers 503, liveness stays 200;</li>
+ *     <li>{@code draining = true}, the first statement: readiness answers 503, liveness stays 200, and requests whose
+ *     issuer call could not finish before the drain deadline are no longer claimed;</li>
  *     <li>pre-drain delay: the business port serves normally, closing each connection after its response, while
  *     load balancers de-register the pod;</li>
  *     <li>drain: the business listener stops accepting; in-flight requests finish, bounded by the drain timeout;</li>
- *     <li>idempotency keys still held by cut-off requests are released;</li>
+ *     <li>idempotency keys still held by cut-off requests are released (the summary counts every release since the
+ *     signal, the cut-off requests' own included);</li>
  *     <li>workers stopped and resources closed, bounded by the cleanup timeout;</li>
  *     <li>each phase's duration recorded in {@code shutdown_duration_seconds{phase}} as it ends, then one summary
  *     log line;</li>
