@@ -12,7 +12,6 @@ import java.util.logging.Handler;
 import java.util.logging.Logger;
 
 import com.example.payments.authorization.AuthorizationService;
-import com.example.payments.authorization.RuleBasedAuthorizer;
 import com.example.payments.config.ConfigurationException;
 import com.example.payments.health.DependencyChecks;
 import com.example.payments.health.HealthService;
@@ -133,11 +132,12 @@ public final class Main {
         checks.addAll(backends.readinessChecks());
         DependencyChecks dependencies = DependencyChecks.create(checks, settings.health().checkTimeout());
 
+        AuthorizerBackend issuer = AuthorizerBackend.create(settings.authorizer(), meters);
         IdempotentOperation authorize = IdempotentOperation.create(AuthorizationService.OPERATION, registry,
                 RequestIdentities.create(idempotency.fingerprintSecret(), idempotency.previousSecret()),
                 idempotency.bounds(), settings.authorizer().timeout(), state::drainDeadline);
-        AuthorizationService authorizations = AuthorizationService.create(authorize,
-                RuleBasedAuthorizer.create(settings.authorizer()), settings.authorizer(), Clock.systemUTC(), meters);
+        AuthorizationService authorizations = AuthorizationService.create(authorize, issuer.authorizer(),
+                settings.authorizer(), Clock.systemUTC(), meters);
         InFlightRequests inFlight = InFlightRequests.create(meters);
 
         WebServer business = Listeners.startBusiness(config, settings,
@@ -170,6 +170,7 @@ public final class Main {
                 .meters(meters);
         workers.forEach(sequence::addWorker);
         backends.resources().forEach(sequence::addResource);
+        issuer.resources().forEach(sequence::addResource);
         ShutdownSequence shutdown = sequence.build();
         // The signal handlers go in before anything can report ready: a SIGTERM between the first 200 on
         // /health/ready and their installation would hit the JVM's default handler and skip the drain.
@@ -179,6 +180,7 @@ public final class Main {
         state.markWired();
         List<AutoCloseable> resources = new ArrayList<>(List.of(prober, authorizations, registry, dependencies));
         resources.addAll(backends.resources().values());
+        resources.addAll(issuer.resources().values());
         return new Running(business, health, state, shutdown, meters, List.copyOf(resources));
     }
 

@@ -57,6 +57,8 @@ class CompletionRefusedIT {
             client.assertOneAuthorization(List.of(service));
             client.assertOneRecordIn(redis);
             assertThat("the authorizer decided once", OneKeyClient.decided(List.of(service)), is(1.0));
+            assertThat("one authorization at the issuer", OneKeyClient.issuerAuthorizations(List.of(service)),
+                       is(1.0));
             assertThat("the retry recovered the recorded decision", MetricsScrape.of(service.healthPort())
                     .sum("idempotency_requests_total", Map.of("outcome", "recovered")), is(1.0));
         }

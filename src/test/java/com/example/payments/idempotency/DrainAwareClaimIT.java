@@ -8,12 +8,13 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 
+import com.example.payments.issuer.IssuerStats;
 import com.example.payments.testing.Http;
+import com.example.payments.testing.IssuerSimulatorProcess;
 import com.example.payments.testing.MetricsScrape;
 import com.example.payments.testing.RedisServer;
 import com.example.payments.testing.ServiceProcess;
@@ -39,20 +40,24 @@ class DrainAwareClaimIT {
             "authorizer.timeout", "PT3S", "authorizer.simulated-latency", "PT0.2S",
             "shutdown.drain-timeout", "PT5S", "shutdown.cleanup-timeout", "PT1S", "shutdown.metrics-linger", "PT3S",
             "shutdown.hard-deadline", "PT15S");
+    private static final String SERVED_BODY = Http.VALID_BODY.replace("order-42", "drain-served");
+    private static final String REFUSED_BODY = Http.VALID_BODY.replace("order-42", "drain-refused");
 
     @Test
     void inMemoryAClaimThatCouldNotFinishBeforeTheDrainDeadlineIsRefusedAndOneThatCanIsServed() throws Exception {
         try (ServiceProcess service = ServiceProcess.start(SHUTDOWN)) {
             service.awaitReady(Duration.ofSeconds(20));
-            drainAwareClaims(service, Timeline.create("fault-5-drain-aware-claim-in-memory"));
+            drainAwareClaims(service, Timeline.create("fault-5-drain-aware-claim-in-memory"), 1.0);
         }
     }
 
     @Test
     void withRedisTheRefusedRequestIsAuthorizedOnceByItsRetryOnAnotherReplica() throws Exception {
-        try (RedisServer redis = RedisServer.start()) {
+        try (RedisServer redis = RedisServer.start();
+                IssuerSimulatorProcess issuer = IssuerSimulatorProcess.start(Map.of(
+                        "issuer.simulated-latency", "PT0.2S"))) {
             Map<String, String> config = new HashMap<>(SHUTDOWN);
-            config.putAll(FaultConfigs.redis(redis));
+            config.putAll(FaultConfigs.redis(redis, "authorizer.type", "http", "authorizer.http.uri", issuer.uri()));
             // Drain 5 s > authorizer 3 s + Redis 1.5 s; the lease (default 10 s) > the same.
             config.putAll(SHUTDOWN);
             config.remove("idempotency.in-flight-lease");
@@ -60,16 +65,20 @@ class DrainAwareClaimIT {
                 a.awaitReady(Duration.ofSeconds(20));
                 b.awaitReady(Duration.ofSeconds(20));
                 Timeline timeline = Timeline.create("fault-5-drain-aware-claim-redis");
-                String refusedKey = drainAwareClaims(a, timeline);
+                String refusedKey = drainAwareClaims(a, timeline, 0.0);
 
                 HttpResponse retry = HttpResponse.of(Http.post("http://127.0.0.1:" + b.businessPort()
-                                                               + "/v1/authorizations", refusedKey, Http.VALID_BODY));
+                                                               + "/v1/authorizations", refusedKey, REFUSED_BODY));
                 assertThat(retry.body(), retry.status(), is(201));
                 assertThat(MetricsScrape.of(b.healthPort()).sum("authorizer_invocations_total"), is(1.0));
                 String location = retry.location();
                 assertThat(Http.get("http://127.0.0.1:" + b.businessPort() + location).body(), is(retry.body()));
                 assertThat(Http.post("http://127.0.0.1:" + b.businessPort() + "/v1/authorizations", refusedKey,
-                                     Http.VALID_BODY).body(), is(retry.body()));
+                                     REFUSED_BODY).body(), is(retry.body()));
+                IssuerStats stats = issuer.stats();
+                assertThat("the served payment and the refused one, once each: " + stats, stats.authorizations(),
+                           is(2L));
+                assertThat(stats.paymentsApprovedMoreThanOnce(), is(0L));
             }
         }
     }
@@ -85,13 +94,15 @@ class DrainAwareClaimIT {
     /**
      * Two slow uploads, SIGTERM, one body completed at once and one 1 s before the drain deadline.
      *
+     * @param inProcessIssuer {@code issuer_authorizations_total} expected of the process: 1 with the built-in issuer
      * @return the idempotency key of the refused request
      */
-    private static String drainAwareClaims(ServiceProcess service, Timeline timeline) throws Exception {
+    private static String drainAwareClaims(ServiceProcess service, Timeline timeline, double inProcessIssuer)
+            throws Exception {
         String servedKey = UUID.randomUUID().toString();
         String refusedKey = UUID.randomUUID().toString();
-        try (SlowUpload served = SlowUpload.start(service, servedKey);
-                SlowUpload refused = SlowUpload.start(service, refusedKey)) {
+        try (SlowUpload served = SlowUpload.start(service, servedKey, SERVED_BODY);
+                SlowUpload refused = SlowUpload.start(service, refusedKey, REFUSED_BODY)) {
             awaitInFlight(service, 2);
             service.signal("TERM");
             timeline.signalSent("TERM");
@@ -118,6 +129,8 @@ class DrainAwareClaimIT {
             assertThat(metrics.sum("idempotency_requests_total", Map.of("outcome", "draining")), is(1.0));
             assertThat("the authorizer ran for the served request only",
                        metrics.sum("authorizer_invocations_total"), is(1.0));
+            assertThat("authorizations at the issuer built into the process (none when it calls the simulator)",
+                       metrics.sum("issuer_authorizations_total"), is(inProcessIssuer));
             assertThat(metrics.sum("idempotency_keys_released_total"), is(0.0));
             assertThat(exit, is(0));
         }
@@ -141,14 +154,15 @@ class DrainAwareClaimIT {
     /** A POST whose headers and first body bytes are sent at once, and the rest only when told. */
     private static final class SlowUpload implements AutoCloseable {
         private final Socket socket;
-        private final byte[] body = Http.VALID_BODY.getBytes(StandardCharsets.UTF_8);
+        private final byte[] body;
 
-        private SlowUpload(Socket socket) {
+        private SlowUpload(Socket socket, String body) {
             this.socket = socket;
+            this.body = body.getBytes(StandardCharsets.UTF_8);
         }
 
-        static SlowUpload start(ServiceProcess service, String key) throws IOException {
-            SlowUpload upload = new SlowUpload(new Socket("127.0.0.1", service.businessPort()));
+        static SlowUpload start(ServiceProcess service, String key, String body) throws IOException {
+            SlowUpload upload = new SlowUpload(new Socket("127.0.0.1", service.businessPort()), body);
             upload.socket.setSoTimeout(30_000);
             OutputStream out = upload.socket.getOutputStream();
             out.write(("POST /v1/authorizations HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"

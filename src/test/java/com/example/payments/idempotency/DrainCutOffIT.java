@@ -6,6 +6,8 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import com.example.payments.issuer.IssuerStats;
+import com.example.payments.testing.IssuerSimulatorProcess;
 import com.example.payments.testing.MetricsScrape;
 import com.example.payments.testing.RedisServer;
 import com.example.payments.testing.ServiceProcess;
@@ -32,11 +34,13 @@ class DrainCutOffIT {
     @Test
     void withRedisTheRetryOnAnotherReplicaRightAfterTheExitIsAnsweredNotLockedOutForALease() throws Exception {
         Timeline timeline = Timeline.create("fault-4-drain-cut-off-redis");
-        try (RedisServer redis = RedisServer.start()) {
+        try (RedisServer redis = RedisServer.start();
+                IssuerSimulatorProcess issuer = IssuerSimulatorProcess.start(Map.of(
+                        "issuer.simulated-latency", "PT1.4S"))) {
             // Drain 3.5 s > authorizer 1.5 s + Redis 1.5 s; the lease (6 s) outlasts the freeze (4.5 s), so the key is
-            // still held when the process wakes past its drain deadline.
-            Map<String, String> config = FaultConfigs.redis(redis, "authorizer.timeout", "PT1.5S",
-                    "authorizer.simulated-latency", "PT1.4S", "idempotency.in-flight-lease", "PT6S",
+            // still held when the process wakes past its drain deadline. Both replicas call one shared issuer.
+            Map<String, String> config = FaultConfigs.redis(redis, "authorizer.type", "http", "authorizer.http.uri",
+                    issuer.uri(), "authorizer.timeout", "PT1.5S", "idempotency.in-flight-lease", "PT6S",
                     "shutdown.drain-timeout", "PT3.5S", "shutdown.cleanup-timeout", "PT1S",
                     "shutdown.metrics-linger", "PT3S", "shutdown.hard-deadline", "PT15S");
             try (ServiceProcess a = ServiceProcess.start(config); ServiceProcess b = ServiceProcess.start(config)) {
@@ -55,6 +59,9 @@ class DrainCutOffIT {
                 client.assertOneAuthorization(List.of(b));
                 client.assertOneRecordIn(redis);
                 assertThat("the authorizer decided once", decidedOnA + OneKeyClient.decided(List.of(b)), is(1.0));
+                IssuerStats stats = issuer.stats();
+                assertThat("one authorization at the issuer: " + stats, stats.authorizations(), is(1L));
+                assertThat(stats.paymentsApprovedMoreThanOnce(), is(0L));
             }
         }
     }
@@ -74,6 +81,7 @@ class DrainCutOffIT {
             OneKeyClient.Answer first = original.join();
             timeline.write(a.output());
             assertThat("the cut-off request never answers 500", first.status(), isOneOf(0, 201, 504));
+            assertThat("at most one authorization at the issuer", shutdown.issuerAuthorizations() <= 1, is(true));
             if (first.status() == 201) {
                 assertThat("a decided key is never released", shutdown.released(), is(0.0));
             } else {
@@ -86,10 +94,11 @@ class DrainCutOffIT {
     /**
      * What a shutdown did.
      *
-     * @param decided  decisions the authorizer made
-     * @param released keys released
+     * @param decided              decisions the authorizer made
+     * @param released             keys released
+     * @param issuerAuthorizations authorizations of the issuer built into the process
      */
-    private record Shutdown(double decided, double released) {
+    private record Shutdown(double decided, double released, double issuerAuthorizations) {
     }
 
     /**
@@ -118,6 +127,7 @@ class DrainCutOffIT {
                    (double) Long.parseLong(released.group(1)), is(metrics.sum("idempotency_keys_released_total")));
         return new Shutdown(metrics.sum("authorizer_invocations_total", Map.of("outcome", "approved"))
                             + metrics.sum("authorizer_invocations_total", Map.of("outcome", "declined")),
-                            metrics.sum("idempotency_keys_released_total"));
+                            metrics.sum("idempotency_keys_released_total"),
+                            metrics.sum("issuer_authorizations_total"));
     }
 }

@@ -43,6 +43,8 @@ class LeaseLapseIT {
             client.assertOneAuthorization(List.of(service));
             assertThat("the authorizer decided once", OneKeyClient.decided(List.of(service)), is(1.0));
             assertThat("one decision recorded", OneKeyClient.recorded(List.of(service)), is(1.0));
+            assertThat("one authorization at the issuer", OneKeyClient.issuerAuthorizations(List.of(service)),
+                       is(1.0));
         }
     }
 
@@ -71,6 +73,8 @@ class LeaseLapseIT {
             client.assertOneAuthorization(List.of(service));
             client.assertOneRecordIn(redis);
             assertThat("the authorizer decided once", OneKeyClient.decided(List.of(service)), is(1.0));
+            assertThat("one authorization at the issuer", OneKeyClient.issuerAuthorizations(List.of(service)),
+                       is(1.0));
         }
     }
 }

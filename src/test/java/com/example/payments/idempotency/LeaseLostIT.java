@@ -2,7 +2,10 @@ package com.example.payments.idempotency;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
+import com.example.payments.issuer.IssuerStats;
+import com.example.payments.testing.IssuerSimulatorProcess;
 import com.example.payments.testing.RedisServer;
 import com.example.payments.testing.ServiceProcess;
 import com.example.payments.testing.Timeline;
@@ -14,19 +17,23 @@ import static org.hamcrest.Matchers.is;
 
 /**
  * Fault path 2, the lease is lost and somebody else claims: Redis restarts without persistence while replica A calls
- * the issuer, and the client's retry on replica B claims the key anew. Before, both answered 201 with different ids
- * and GET found both. Now both executions carry the same attempt id (the issuer deduplicates on it), derive the same
- * authorization id from it, and converge on the decision recorded first: one authorization, however many 201s.
+ * the issuer, and the client's retry on replica B claims the key anew and calls the issuer too. Before, both answered
+ * 201 with different ids and GET found both. Now both executions carry the same attempt id, so the issuer (one
+ * simulator shared by both replicas) decides once and answers the second call from its ledger; both derive the same
+ * authorization id from it and converge on the decision recorded first: one authorization, however many 201s.
  */
 class LeaseLostIT {
 
     @Test
     void aClaimLostWithARedisRestartAndTakenOverByAnotherReplicaAuthorizesOnce() throws Exception {
         Timeline timeline = Timeline.create("fault-2-lease-lost-redis-restart");
-        try (RedisServer redis = RedisServer.start()) {
-            // The call takes 1.8 s, long enough for the restart and B's reconnection to fall inside it.
-            var config = FaultConfigs.redis(redis, "authorizer.timeout", "PT2S", "authorizer.simulated-latency",
-                                            "PT1.8S", "idempotency.in-flight-lease", "PT4S");
+        // The issuer call takes 2.5 s, long enough for the restart and B's reconnection (up to a second) to fall
+        // inside it. Lease 5 s > authorizer timeout 3 s + Redis 1.5 s.
+        try (RedisServer redis = RedisServer.start();
+                IssuerSimulatorProcess issuer = IssuerSimulatorProcess.start(Map.of(
+                        "issuer.simulated-latency", "PT2.5S"))) {
+            var config = FaultConfigs.redis(redis, "authorizer.type", "http", "authorizer.http.uri", issuer.uri(),
+                                            "authorizer.timeout", "PT3S", "idempotency.in-flight-lease", "PT5S");
             try (ServiceProcess a = ServiceProcess.start(config); ServiceProcess b = ServiceProcess.start(config)) {
                 a.awaitReady(Duration.ofSeconds(20));
                 b.awaitReady(Duration.ofSeconds(20));
@@ -44,6 +51,10 @@ class LeaseLostIT {
                 client.assertOneRecordIn(redis);
                 assertThat("one decision recorded, whichever execution made it",
                            OneKeyClient.recorded(List.of(a, b)), is(1.0));
+                IssuerStats stats = issuer.stats();
+                assertThat("one authorization at the issuer: " + stats, stats.authorizations(), is(1L));
+                assertThat(stats.attemptIdConflicts(), is(0L));
+                assertThat(stats.paymentsApprovedMoreThanOnce(), is(0L));
             }
         }
     }

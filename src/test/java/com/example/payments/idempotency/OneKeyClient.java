@@ -195,6 +195,22 @@ final class OneKeyClient {
     }
 
     /**
+     * Authorizations the issuer built into these replicas ({@code authorizer.type: rule-based}) made: one per attempt
+     * id, whatever the number of calls ({@code issuer_authorizations_total}).
+     *
+     * @param replicas running replicas
+     * @return the sum
+     * @throws Exception when a scrape fails
+     */
+    static double issuerAuthorizations(List<ServiceProcess> replicas) throws Exception {
+        double sum = 0;
+        for (ServiceProcess replica : replicas) {
+            sum += MetricsScrape.of(replica.healthPort()).sum("issuer_authorizations_total");
+        }
+        return sum;
+    }
+
+    /**
      * Decisions recorded first by these replicas ({@code authorizations_total}): one per authorization, however many
      * executions converged on it.
      *
