@@ -9,7 +9,7 @@ import java.util.Locale;
 import com.example.payments.http.Json;
 import com.example.payments.http.Problem;
 import com.example.payments.idempotency.IdempotencyRegistry.ReleaseReason;
-import com.example.payments.idempotency.IdempotentOperation;
+import com.example.payments.idempotency.Work;
 
 import io.helidon.metrics.api.Counter;
 import io.helidon.metrics.api.MeterRegistry;
@@ -38,26 +38,26 @@ final class AuthorizeWork {
      * @param request the request
      * @return work that calls the authorizer
      */
-    IdempotentOperation.Work of(AuthorizationRequest request) {
+    Work of(AuthorizationRequest request) {
         return attempt -> switch (authorizer.authorize(new AuthorizationAttempt(attempt.attemptId(), request))) {
             case BoundedAuthorizer.Decided decided -> decided(attempt, request, decided.decision());
-            case BoundedAuthorizer.Failed failed -> new IdempotentOperation.Outcome.Undecided(Problem.of(
+            case BoundedAuthorizer.Failed failed -> new Work.Undecided(Problem.of(
                     "issuer-unavailable", "Issuer unavailable", 502, "The card issuer could not be reached; the "
                     + "outcome is unknown. Retry with the same Idempotency-Key."), ReleaseReason.ISSUER_UNAVAILABLE);
-            case BoundedAuthorizer.TimedOut timedOut -> new IdempotentOperation.Outcome.Undecided(Problem.of(
+            case BoundedAuthorizer.TimedOut timedOut -> new Work.Undecided(Problem.of(
                     "issuer-timeout", "Issuer timeout", 504, "The card issuer did not answer in time; the outcome is "
                     + "unknown. Retry with the same Idempotency-Key."), ReleaseReason.ISSUER_TIMEOUT);
         };
     }
 
-    private IdempotentOperation.Outcome decided(IdempotentOperation.Attempt attempt, AuthorizationRequest request,
+    private Work.Outcome decided(Work.Attempt attempt, AuthorizationRequest request,
                                                 Authorizer.Decision decision) {
         Card card = request.card();
         Authorization authorization = new Authorization(attempt.resourceId(),
                 decision.approved() ? "APPROVED" : "DECLINED", decision.declineCode(), request.merchantId(),
                 request.reference(), request.amount(), new Authorization.CardSummary(card.brand(), card.last4()),
                 Instant.now(clock).truncatedTo(ChronoUnit.MILLIS).toString());
-        return new IdempotentOperation.Outcome.Decided(Json.bytes(authorization), () -> count(authorization));
+        return new Work.Decided(Json.bytes(authorization), () -> count(authorization));
     }
 
     private void count(Authorization authorization) {

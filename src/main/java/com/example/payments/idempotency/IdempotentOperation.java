@@ -54,52 +54,6 @@ public final class IdempotentOperation {
     public record Definition(String operation, String kind, String basePath, String route) {
     }
 
-    /** The operation's work, e.g. the issuer call; runs at most once per claim. */
-    @FunctionalInterface
-    public interface Work {
-
-        /**
-         * Does the work.
-         *
-         * @param attempt the attempt id to send as the downstream idempotency key, and the id the resource must carry
-         * @return the decision, or why there is none
-         * @throws InterruptedException when the drain cut the request off (answered 504, key released)
-         */
-        Outcome perform(Attempt attempt) throws InterruptedException;
-    }
-
-    /**
-     * One attempt at the work.
-     *
-     * @param attemptId  stable per request: pass it downstream (the issuer deduplicates on it)
-     * @param resourceId the id of the resource this attempt creates, the same for every execution of the attempt
-     */
-    public record Attempt(String attemptId, String resourceId) {
-    }
-
-    /** What the work came to. */
-    public sealed interface Outcome {
-
-        /**
-         * A decision: the resource's body (its id is {@link Attempt#resourceId()}), answered 201 once recorded.
-         *
-         * @param body              the body, sent byte for byte by the 201, every replay and {@code GET}
-         * @param whenRecordedFirst runs once per decision, on the execution whose decision was recorded first (for
-         *                          counters)
-         */
-        record Decided(byte[] body, Runnable whenRecordedFirst) implements Outcome {
-        }
-
-        /**
-         * No decision, outcome unknown downstream: the key is released so that a retry runs the work again.
-         *
-         * @param problem the answer, e.g. 502 issuer unavailable
-         * @param reason  why the key is released
-         */
-        record Undecided(Problem problem, ReleaseReason reason) implements Outcome {
-        }
-    }
-
     /** When the drain must be over. */
     @FunctionalInterface
     public interface DrainDeadline {
@@ -241,9 +195,9 @@ public final class IdempotentOperation {
             ProblemResponses.sendRetryable(res, IdempotencyProblems.draining(), 1);
             return;
         }
-        Outcome outcome;
+        Work.Outcome outcome;
         try {
-            outcome = work.perform(new Attempt(identity.attemptId(), identity.decision().id()));
+            outcome = work.perform(new Work.Attempt(identity.attemptId(), identity.decision().id()));
         } catch (InterruptedException e) {
             // Only the end of the drain interrupts a request: free the key so a retry on another replica runs, and
             // answer if the connection still lets us. The interrupt ends here, with the request: set again, it would
@@ -256,15 +210,15 @@ public final class IdempotentOperation {
             throw e;
         }
         switch (outcome) {
-        case Outcome.Decided decided -> record(res, claim, identity, decided);
-        case Outcome.Undecided undecided -> {
+        case Work.Decided decided -> record(res, claim, identity, decided);
+        case Work.Undecided undecided -> {
             registry.release(claim, undecided.reason());
             ProblemResponses.send(res, undecided.problem());
         }
         }
     }
 
-    private void record(ServerResponse res, Claim.Acquired claim, Identity identity, Outcome.Decided decided) {
+    private void record(ServerResponse res, Claim.Acquired claim, Identity identity, Work.Decided decided) {
         Recorded recorded;
         try {
             recorded = registry.recordAndComplete(claim, identity, new Decision(identity.decision(), decided.body()));

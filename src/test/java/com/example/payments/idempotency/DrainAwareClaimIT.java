@@ -67,7 +67,7 @@ class DrainAwareClaimIT {
                 Timeline timeline = Timeline.create("fault-5-drain-aware-claim-redis");
                 String refusedKey = drainAwareClaims(a, timeline, 0.0);
 
-                HttpResponse retry = HttpResponse.of(Http.post("http://127.0.0.1:" + b.businessPort()
+                Answer retry = Answer.of(Http.post("http://127.0.0.1:" + b.businessPort()
                                                                + "/v1/authorizations", refusedKey, REFUSED_BODY));
                 assertThat(retry.body(), retry.status(), is(201));
                 assertThat(MetricsScrape.of(b.healthPort()).sum("authorizer_invocations_total"), is(1.0));
@@ -84,9 +84,9 @@ class DrainAwareClaimIT {
     }
 
     /** A response, from the JDK client. */
-    private record HttpResponse(int status, String body, String location) {
-        static HttpResponse of(java.net.http.HttpResponse<String> response) {
-            return new HttpResponse(response.statusCode(), response.body(),
+    private record Answer(int status, String body, String location) {
+        static Answer of(java.net.http.HttpResponse<String> response) {
+            return new Answer(response.statusCode(), response.body(),
                                     response.headers().firstValue("Location").orElse(""));
         }
     }

@@ -54,18 +54,18 @@ class IdempotentOperationTest {
     private final List<IdempotencyRegistry> registries = new CopyOnWriteArrayList<>();
 
     /** The work of the toy endpoint: records the attempt id; a body containing "fail" fails like an issuer (502). */
-    private IdempotentOperation.Work work(String body) {
+    private Work work(String body) {
         return attempt -> {
             attempts.add(attempt.attemptId());
             if (body.contains("fail")) {
-                return new IdempotentOperation.Outcome.Undecided(Problem.of("downstream-unavailable", "Down", 502,
+                return new Work.Undecided(Problem.of("downstream-unavailable", "Down", 502,
                         "The downstream service failed."), IdempotencyRegistry.ReleaseReason.ISSUER_UNAVAILABLE);
             }
             if (body.contains("cut-off")) {
                 throw new InterruptedException("the drain ended");
             }
             String resource = "{\"id\":\"" + attempt.resourceId() + "\",\"at\":" + System.nanoTime() + "}";
-            return new IdempotentOperation.Outcome.Decided(resource.getBytes(StandardCharsets.UTF_8), () -> { });
+            return new Work.Decided(resource.getBytes(StandardCharsets.UTF_8), () -> { });
         };
     }
 
