@@ -29,8 +29,8 @@ import io.helidon.webserver.http.ServerResponse;
  * 409 in flight; 422 key reused with another request; 503 store full or unavailable, draining (the work could not
  * finish before the drain deadline) or lease lost; then the work's own answer: the decision (e.g. 201 with
  * {@code Location}), or its problem when there is no decision (e.g. 502, 504; the key is released); 504
- * {@code outcome-unknown} when the request was cut off or its decision could not be recorded. Every 503, 409 and 504
- * carries {@code Retry-After}.
+ * {@code outcome-unknown} when the request was cut off or its decision could not be recorded. The flow's own 409, 503
+ * and 504 carry {@code Retry-After}.
  *
  * <p>The promise: every answer that carries a decision is built from the recorded decision, so every answer for one
  * key is byte-identical; the work runs only after a claim, under a lease that covers it.
