@@ -1,9 +1,10 @@
 package com.example.payments;
 
 import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -28,8 +29,10 @@ import com.example.payments.http.ConnectionCloseFilter;
 import com.example.payments.http.RequestDeadlines;
 import com.example.payments.http.RequestMetricsFilter;
 import com.example.payments.http.ResponseBodies;
-import com.example.payments.idempotency.Fingerprint;
 import com.example.payments.idempotency.IdempotencyRegistry;
+import com.example.payments.idempotency.IdempotencySettings;
+import com.example.payments.idempotency.IdempotentOperation;
+import com.example.payments.idempotency.RequestIdentities;
 import com.example.payments.lifecycle.InFlightRequests;
 import com.example.payments.lifecycle.PeriodicWorker;
 import com.example.payments.lifecycle.ShutdownSequence;
@@ -133,21 +136,20 @@ public final class Main {
         HealthState state = new HealthState();
         WorkerWatchdog watchdog = new WorkerWatchdog(meters);
 
-        Backends backends = Backends.create(settings.idempotency(), settings.health().checkTimeout());
-        IdempotencyRegistry registry = IdempotencyRegistry.create(backends.idempotency(),
-                settings.idempotency().inFlightLease(), settings.idempotency().retention(), meters);
+        IdempotencySettings idempotency = settings.idempotency();
+        Backends backends = Backends.create(idempotency, settings.health().checkTimeout());
+        IdempotencyRegistry registry = IdempotencyRegistry.create(backends.idempotency(), idempotency.inFlightLease(),
+                idempotency.retention(), idempotency.bounds().record(), meters);
         List<HealthCheck> checks = new ArrayList<>(readinessChecks);
         checks.addAll(backends.readinessChecks());
         DependencyChecks dependencies = DependencyChecks.create(checks, settings.health().checkTimeout());
 
         AuthorizerBackend issuer = AuthorizerBackend.create(settings.authorizer(), meters);
-        AuthorizationService authorizations = AuthorizationService.builder()
-                .registry(registry)
-                .fingerprint(Fingerprint.create(settings.idempotency().fingerprintSecret()))
-                .authorizer(issuer.authorizer(), settings.authorizer())
-                .store(backends.authorizations())
-                .meters(meters)
-                .build();
+        IdempotentOperation authorize = IdempotentOperation.create(AuthorizationService.OPERATION, registry,
+                RequestIdentities.create(idempotency.fingerprintSecret(), idempotency.previousSecret()),
+                idempotency.bounds(), settings.authorizer().timeout(), state::drainDeadline);
+        AuthorizationService authorizations = AuthorizationService.create(authorize, issuer.authorizer(),
+                settings.authorizer(), Clock.systemUTC(), meters);
         InFlightRequests inFlight = InFlightRequests.create(meters);
 
         Listeners.requireFileDescriptors(settings.http());

@@ -4,6 +4,7 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
+import java.util.function.LongConsumer;
 
 import io.helidon.webserver.WebServer;
 
@@ -37,14 +38,17 @@ final class Drain {
      * @param inFlight      its in-flight counter
      * @param closeHalfSent closes the connections still sending a request head and returns how many
      * @param timeout       {@code shutdown.drain-timeout}
+     * @param started       told the deadline as the drain begins (requests use it to refuse work they could not
+     *                      finish)
      * @return requests still in flight at the deadline (cut off), 0 when everything finished
      * @throws InterruptedException when the sequence thread is interrupted
      */
-    static int run(WebServer business, InFlightRequests inFlight, IntSupplier closeHalfSent, Duration timeout)
-            throws InterruptedException {
+    static int run(WebServer business, InFlightRequests inFlight, IntSupplier closeHalfSent, Duration timeout,
+                   LongConsumer started) throws InterruptedException {
         // Created now, when the drain begins: a deadline created at startup would have expired before the signal.
         long start = System.nanoTime();
         long deadline = start + timeout.toNanos();
+        started.accept(deadline);
         int atStart = inFlight.count();
         Thread stopper = Thread.ofPlatform().name("business-listener-stop").daemon(true).start(business::stop);
         int halfSent = closeHalfSent.getAsInt();
