@@ -22,19 +22,6 @@ public final class ProblemResponses {
     }
 
     /**
-     * Sends a problem as the whole response.
-     *
-     * @param res     response not yet sent
-     * @param problem the body; its status becomes the response status
-     */
-    public static void send(ServerResponse res, Problem problem) {
-        res.status(status(problem))
-                .header(HeaderNames.CONTENT_TYPE, PROBLEM_JSON.text())
-                .header(HeaderNames.CACHE_CONTROL, "no-store")
-                .send(Json.bytes(problem));
-    }
-
-    /**
      * Sends a problem as the whole response of a request that may be a {@code HEAD}: then the headers are those of
      * the {@code GET} answer, {@code Content-Length} included, and no body (RFC 9110 section 9.3.2).
      *
@@ -73,18 +60,6 @@ public final class ProblemResponses {
         String phrase = known.reasonPhrase();
         return phrase == null || phrase.isBlank() || phrase.equals(known.codeText())
                 ? Status.create(problem.status(), problem.title()) : known;
-    }
-
-    /**
-     * Sends a problem with a {@code Retry-After} header.
-     *
-     * @param res               response not yet sent
-     * @param problem           the body
-     * @param retryAfterSeconds seconds the client should wait, {@code >= 1}
-     */
-    public static void sendRetryable(ServerResponse res, Problem problem, long retryAfterSeconds) {
-        res.header(RETRY_AFTER, String.valueOf(Math.max(1, retryAfterSeconds)));
-        send(res, problem);
     }
 
     /**
