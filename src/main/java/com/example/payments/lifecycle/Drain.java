@@ -20,10 +20,19 @@ import io.helidon.webserver.WebServer;
  * wait the whole grace period for it. So the drain closes those connections itself (there is nothing in flight on
  * them), waits on the in-flight request count, and then gives the listener a short grace to finish closing.
  * {@code stop()} runs on its own thread and the drain waits for it only until its own deadline.
+ *
+ * <p>Requests still in flight at the deadline are cut off: the listener interrupts them when its grace period (the
+ * drain timeout, counted from {@code stop()}, just after the deadline was set) ends. They get the same short grace to
+ * end, so that each one records its decision or releases its idempotency key itself: the key-release phase that
+ * follows meets only the keys of requests that did not end within it, instead of releasing the key of a request that
+ * is about to record its decision.
  */
 final class Drain {
 
-    /** How long the listener may take to close its remaining connections once nothing is in flight. */
+    /**
+     * How long the listener may take to close its remaining connections once nothing is in flight, and how long
+     * cut-off requests get to end after the deadline: 500 ms.
+     */
     static final Duration CLOSE_GRACE = Duration.ofMillis(500);
 
     private static final System.Logger LOGGER = System.getLogger(ShutdownSequence.class.getName());
@@ -40,7 +49,8 @@ final class Drain {
      * @param timeout       {@code shutdown.drain-timeout}
      * @param started       told the deadline as the drain begins (requests use it to refuse work they could not
      *                      finish)
-     * @return requests still in flight at the deadline (cut off), 0 when everything finished
+     * @return requests still in flight at the deadline (cut off), 0 when everything finished; returns at most
+     *         {@link #CLOSE_GRACE} after the deadline
      * @throws InterruptedException when the sequence thread is interrupted
      */
     static int run(WebServer business, InFlightRequests inFlight, IntSupplier closeHalfSent, Duration timeout,
@@ -69,6 +79,10 @@ final class Drain {
         if (cutOff > 0) {
             LOGGER.log(Level.WARNING, "Drain timeout of {0,number,#} ms reached with {1,number,#} requests still in "
                                       + "flight; they are cut off", timeout.toMillis(), cutOff);
+            int running = inFlight.awaitIdle(System.nanoTime() + CLOSE_GRACE.toNanos());
+            LOGGER.log(Level.INFO, "Drain: {0,number,#} cut-off requests still in flight after a grace of up to "
+                                   + "{1,number,#} ms for them to end; the idempotency keys still held are released "
+                                   + "next", running, CLOSE_GRACE.toMillis());
             return cutOff;
         }
         LOGGER.log(Level.INFO, "Drain: waited {0,number,#} ms for {1,number,#} requests in flight at its start{2}",
