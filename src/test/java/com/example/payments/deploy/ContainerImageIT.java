@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -116,6 +117,13 @@ class ContainerImageIT {
             }
             if (image != null) {
                 image.close();
+            }
+            if (work != null) {
+                try (Stream<Path> paths = Files.walk(work)) {
+                    for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                        Files.deleteIfExists(path);
+                    }
+                }
             }
         }
     }
