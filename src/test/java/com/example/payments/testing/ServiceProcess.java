@@ -111,11 +111,26 @@ public final class ServiceProcess implements AutoCloseable {
             command.add("-jar");
             command.add(jar.toString());
         }
-        ProcessBuilder builder = new ProcessBuilder(withFileLimit(command, fileLimit)).redirectErrorStream(true);
+        return launch(withFileLimit(command, fileLimit), env, Duration.ofSeconds(30));
+    }
+
+    /**
+     * Starts any command that runs the service and prints its startup line (e.g. {@code scripts/run-image.sh}, which
+     * runs the container image), and waits until both listeners are bound.
+     *
+     * @param command        the command and its arguments
+     * @param env            extra environment variables of the command
+     * @param startupTimeout how long to wait for the startup line
+     * @return the running process; {@link #pid()} and {@link #signal(String)} address the command itself
+     * @throws IOException when the command cannot be launched, exits, or does not start within the timeout
+     */
+    public static ServiceProcess launch(List<String> command, Map<String, String> env, Duration startupTimeout)
+            throws IOException {
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().remove("APP_CONFIG_FILE");
         builder.environment().putAll(env);
         ServiceProcess service = new ServiceProcess(builder.start());
-        service.awaitStarted(Duration.ofSeconds(30));
+        service.awaitStarted(startupTimeout);
         return service;
     }
 
