@@ -141,7 +141,7 @@ class DashboardTest {
             for (PromQl.Selector selector : PromQl.parse(query.expr()).selectors()) {
                 List<String> matchers = selector.matchers().stream().map(PromQl.LabelMatcher::toString).toList();
                 assertThat(query.where(), matchers, hasItem("environment=\"$environment\""));
-                if (!selector.metric().startsWith(RECORDING_PREFIX)) {
+                if (!String.valueOf(selector.metric()).startsWith(RECORDING_PREFIX)) {
                     assertThat(query.where(), matchers, hasItem("scope=\"application\""));
                     assertThat(query.where(), matchers, hasItem("pod=~\"$pod\""));
                 }
