@@ -71,17 +71,19 @@ final class BoundedAuthorizer implements AutoCloseable {
      *
      * @param attempt the attempt
      * @return the outcome
-     * @throws InterruptedException when the calling request thread is interrupted (the drain timeout expired); the
-     *                              issuer call is cancelled
+     * @throws InterruptedException when the calling request thread is interrupted (the drain timeout expired) before
+     *                              the issuer decided; the issuer call is cancelled
      */
     Outcome authorize(AuthorizationAttempt attempt) throws InterruptedException {
         long start = System.nanoTime();
         Future<Authorizer.Decision> call = executor.submit(() -> delegate.authorize(attempt));
         try {
-            Authorizer.Decision decision = call.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            (decision.approved() ? approved : declined).record(start);
-            return new Decided(decision);
+            return decided(call.get(timeout.toMillis(), TimeUnit.MILLISECONDS), start);
         } catch (TimeoutException e) {
+            if (call.state() == Future.State.SUCCESS) {
+                // Decided just as the timeout fired (a paused process wakes both at once): the issuer has decided.
+                return decided(call.resultNow(), start);
+            }
             call.cancel(true);
             unknown.record(start);
             LOGGER.log(Level.WARNING, "Authorizer timed out after {0,number,#} ms, attempt {1}: outcome unknown",
@@ -95,10 +97,20 @@ final class BoundedAuthorizer implements AutoCloseable {
                        reason);
             return new Failed(reason);
         } catch (InterruptedException e) {
+            if (call.state() == Future.State.SUCCESS) {
+                // The issuer had decided when the drain interrupted the wait: keep the decision, so that it is
+                // recorded and replayed rather than asked for again.
+                return decided(call.resultNow(), start);
+            }
             call.cancel(true);
             unknown.record(start);
             throw e;
         }
+    }
+
+    private Decided decided(Authorizer.Decision decision, long startNanos) {
+        (decision.approved() ? approved : declined).record(startNanos);
+        return new Decided(decision);
     }
 
     /** The counter and the duration histogram of one outcome, created once. */
