@@ -2,6 +2,7 @@ package com.example.payments;
 
 import java.time.Duration;
 
+import com.example.payments.authentication.AuthSettings;
 import com.example.payments.authorization.AuthorizerSettings;
 import com.example.payments.config.ConfigValues;
 import com.example.payments.config.ConfigurationException;
@@ -23,13 +24,26 @@ import io.helidon.config.Config;
  * @param authorizer   {@code authorizer.*}
  * @param http         {@code http.*} and the connection limits of {@code server} and {@code health-server}
  * @param logFormat    {@code logging.format}: {@code text} (default) or {@code json}
+ * @param environment  {@code app.environment}: {@code dev} (default), {@code staging} or {@code prod}; staging and
+ *                     prod refuse test-only settings ({@link EnvironmentRules})
+ * @param auth         {@code auth.*}: the API keys
  */
 record AppSettings(int businessPort, int healthPort, HealthSettings health, ShutdownSettings shutdown,
                    IdempotencySettings idempotency, AuthorizerSettings authorizer, HttpSettings http,
-                   LogFormat logFormat) {
+                   LogFormat logFormat, Environment environment, AuthSettings auth) {
 
     /** {@code logging.format}. */
     enum LogFormat { TEXT, JSON }
+
+    /** {@code app.environment}: set by each environment's {@code config/<env>/config.yaml}. */
+    enum Environment {
+        /** A laptop, the dev cluster, the tests: test authorizer, development keys and secrets allowed. */
+        DEV,
+        /** Rehearses prod, with prod's rules. */
+        STAGING,
+        /** Real payments. */
+        PROD
+    }
 
     /**
      * Reads and validates everything.
@@ -52,7 +66,9 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
                 IdempotencySettings.create(values),
                 AuthorizerSettings.create(values),
                 HttpSettings.create(values),
-                values.oneOf("logging.format", LogFormat.class, LogFormat.TEXT));
+                values.oneOf("logging.format", LogFormat.class, LogFormat.TEXT),
+                values.oneOf("app.environment", Environment.class, Environment.DEV),
+                AuthSettings.create(values));
         Duration idle = settings.http().business().longestIdle();
         if (settings.health().progressWindow().compareTo(idle) <= 0) {
             throw new ConfigurationException("health.liveness.progress-window", "'"
@@ -85,6 +101,7 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
                     + "(" + store + ") = " + floor + ", so that the lease outlasts the issuer call and the recording "
                     + "of its decision even when no renewal gets through");
         }
+        EnvironmentRules.check(settings);
         return settings;
     }
 }

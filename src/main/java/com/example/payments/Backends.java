@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import com.example.payments.health.CapacityCheck;
 import com.example.payments.idempotency.IdempotencySettings;
 import com.example.payments.idempotency.IdempotencyStore;
 import com.example.payments.idempotency.InMemoryIdempotencyStore;
@@ -22,11 +23,13 @@ import io.helidon.health.HealthCheck;
  *
  * @param idempotency     keys and decisions
  * @param readinessChecks required dependencies ({@code idempotency-store} with redis; none in memory)
+ * @param capacity        what readiness reports when full without feeding the circuit breaker: the in-memory store at
+ *                        {@code idempotency.max-keys}; none with redis (Redis refuses writes when full: 503 per request)
  * @param sweep           drops expired records, run by the {@code idempotency-sweeper} worker; empty with redis
  * @param resources       closed in the shutdown cleanup phase, by name
  */
-record Backends(IdempotencyStore idempotency, List<HealthCheck> readinessChecks, Optional<Runnable> sweep,
-                Map<String, AutoCloseable> resources) {
+record Backends(IdempotencyStore idempotency, List<HealthCheck> readinessChecks, List<CapacityCheck> capacity,
+                Optional<Runnable> sweep, Map<String, AutoCloseable> resources) {
 
     /**
      * Builds the store; with redis, also connects (an unreachable Redis is logged, not fatal).
@@ -44,13 +47,15 @@ record Backends(IdempotencyStore idempotency, List<HealthCheck> readinessChecks,
     private static Backends inMemory(IdempotencySettings settings) {
         InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create(settings.maxKeys());
         Runnable sweep = store::sweep;
-        return new Backends(store, List.of(), Optional.of(sweep), Map.of("idempotency-store", store));
+        CapacityCheck full = () -> store.full().map(why -> "idempotency-store: " + why);
+        return new Backends(store, List.of(), List.of(full), Optional.of(sweep), Map.of("idempotency-store", store));
     }
 
     private static Backends redis(IdempotencySettings.RedisSettings redis, Duration checkTimeout) {
         RedisConnection connection = RedisConnection.create(redis);
         return new Backends(RedisIdempotencyStore.create(connection),
                             List.of(RedisReadinessCheck.create(connection, checkTimeout)),
+                            List.of(),
                             Optional.empty(),
                             Map.of("redis-client", connection));
     }

@@ -10,10 +10,15 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.logging.Handler;
 import java.util.logging.Logger;
 
+import com.example.payments.authentication.ApiKeyAuthenticator;
+import com.example.payments.authentication.AuthFailures;
+import com.example.payments.authentication.AuthenticationFilter;
+import com.example.payments.authentication.Authenticator;
 import com.example.payments.authorization.AuthorizationService;
 import com.example.payments.config.ConfigurationException;
 import com.example.payments.health.DependencyChecks;
@@ -68,6 +73,7 @@ public final class Main {
     private static final Duration SWEEPER_STALE_AFTER = Duration.ofSeconds(10);
     private static final byte[] PONG = "pong".getBytes(StandardCharsets.UTF_8);
     private static final List<Method> GET_HEAD = List.of(Method.GET, Method.HEAD);
+    private static final String PING = "/ping";
 
     private Main() {
     }
@@ -119,7 +125,8 @@ public final class Main {
     }
 
     /**
-     * Builds and starts everything. Tests call this with ports set to 0.
+     * Builds and starts everything, callers authenticated by the API keys of {@code auth.*}. Tests call this with
+     * ports set to 0.
      *
      * @param config          the whole configuration (the {@code server} and {@code health-server} nodes configure
      *                        the listeners)
@@ -131,6 +138,27 @@ public final class Main {
      */
     static Running start(Config config, AppSettings settings, List<HealthCheck> readinessChecks,
                          Consumer<ShutdownSequence> signalHandling) {
+        if (settings.auth().apiKeys().size() == 0) {
+            LOGGER.log(Level.WARNING, "No API key configured (auth.api-keys, auth.api-keys-file): every authorization "
+                                      + "request is answered 401");
+        }
+        return start(config, settings, readinessChecks, ApiKeyAuthenticator.create(settings.auth().apiKeys()),
+                     signalHandling);
+    }
+
+    /**
+     * Builds and starts everything with the given authentication seam: where a fork wires its own
+     * {@link Authenticator} (mTLS, JWT, a trusted proxy's header) instead of API keys.
+     *
+     * @param config          the whole configuration
+     * @param settings        validated settings
+     * @param readinessChecks extra required readiness dependencies
+     * @param authenticator   turns each business request into a caller or a 401
+     * @param signalHandling  hands the shutdown sequence to the signal handlers
+     * @return the running service
+     */
+    static Running start(Config config, AppSettings settings, List<HealthCheck> readinessChecks,
+                         Authenticator authenticator, Consumer<ShutdownSequence> signalHandling) {
         // Helidon's registries all share Micrometer's global one; use it openly.
         MeterRegistry meters = Services.get(MetricsFactory.class).globalRegistry();
         HealthState state = new HealthState();
@@ -139,7 +167,7 @@ public final class Main {
         IdempotencySettings idempotency = settings.idempotency();
         Backends backends = Backends.create(idempotency, settings.health().checkTimeout());
         IdempotencyRegistry registry = IdempotencyRegistry.create(backends.idempotency(), idempotency.inFlightLease(),
-                idempotency.retention(), idempotency.bounds().record(), meters);
+                idempotency.retention(), idempotency.bounds().record(), idempotency.merchantQuota(), meters);
         List<HealthCheck> checks = new ArrayList<>(readinessChecks);
         checks.addAll(backends.readinessChecks());
         DependencyChecks dependencies = DependencyChecks.create(checks, settings.health().checkTimeout());
@@ -148,8 +176,11 @@ public final class Main {
         IdempotentOperation authorize = IdempotentOperation.create(AuthorizationService.OPERATION, registry,
                 RequestIdentities.create(idempotency.fingerprintSecret(), idempotency.previousSecret()),
                 idempotency.bounds(), settings.authorizer().timeout(), state::drainDeadline);
+        AuthFailures authFailures = AuthFailures.create(meters);
         AuthorizationService authorizations = AuthorizationService.create(authorize, issuer.authorizer(),
-                settings.authorizer(), Clock.systemUTC(), meters);
+                settings.authorizer(), Clock.systemUTC(), meters, authFailures);
+        AuthenticationFilter authentication = AuthenticationFilter.create(authenticator, authFailures,
+                                                                          Set.of(PING));
         InFlightRequests inFlight = InFlightRequests.create(meters);
 
         Listeners.requireFileDescriptors(settings.http());
@@ -158,9 +189,11 @@ public final class Main {
         RequestDeadlines healthDeadlines = RequestDeadlines.start("health", settings.http().headerTimeout(),
                                                                   settings.http().bodyTimeout());
         WebServer business = Listeners.startBusiness(config, settings, businessDeadlines, state::businessResponded,
-                routing -> businessRouting(routing, state, inFlight, meters, businessDeadlines, authorizations));
+                routing -> businessRouting(routing, state, inFlight, meters, businessDeadlines, authentication,
+                                           authorizations));
 
-        HealthService probes = HealthService.create(state, dependencies, watchdog, settings.health(), meters);
+        HealthService probes = HealthService.create(state, dependencies, backends.capacity(), watchdog,
+                                                    settings.health(), meters);
         WebServer health = Listeners.startHealth(config, settings, healthDeadlines,
                                                  routing -> healthRouting(routing, probes, meters), business);
 
@@ -206,28 +239,30 @@ public final class Main {
     /**
      * Routing of the business listener: {@code /ping} and the authorization API, behind the {@code Connection: close}
      * filter (client asked, body left unread, draining), the in-flight counter, request metrics, the body deadline,
-     * the method filter (405, 501) and the startup gate.
+     * the method filter (405, 501), the startup gate and authentication (401 on every path but {@code /ping}).
      *
      * @param routing        routing builder of the business server
      * @param state          health flags
      * @param inFlight       in-flight counter the drain waits on
      * @param meters         metrics registry
      * @param deadlines      the business listener's request deadlines
+     * @param authentication the authentication filter
      * @param authorizations the API
      */
     static void businessRouting(HttpRouting.Builder routing, HealthState state, InFlightRequests inFlight,
-                                MeterRegistry meters, RequestDeadlines deadlines,
+                                MeterRegistry meters, RequestDeadlines deadlines, AuthenticationFilter authentication,
                                 AuthorizationService authorizations) {
         Map<String, List<Method>> resources = new LinkedHashMap<>(AuthorizationService.RESOURCES);
-        resources.put("/ping", GET_HEAD);
+        resources.put(PING, GET_HEAD);
         routing.addFilter(ConnectionCloseFilter.create(state::draining))
                 .addFilter(inFlight)
                 .addFilter(RequestMetricsFilter.create(meters))
                 .addFilter(deadlines.bodies())
                 .addFilter(AllowedMethodsFilter.create(resources))
                 .addFilter(StartupGate.create(state))
-                // The cheapest possible proof of life for the loopback prober: touches nothing.
-                .route(Method.predicate(Method.GET, Method.HEAD), PathMatchers.exact("/ping"),
+                .addFilter(authentication)
+                // The cheapest possible proof of life for the loopback prober: touches nothing, needs no credentials.
+                .route(Method.predicate(Method.GET, Method.HEAD), PathMatchers.exact(PING),
                        (req, res) -> {
                            res.header(HeaderNames.CONTENT_TYPE, "text/plain; charset=UTF-8");
                            ResponseBodies.send(req, res, PONG);

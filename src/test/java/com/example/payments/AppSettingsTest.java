@@ -76,18 +76,27 @@ class AppSettingsTest {
             + "> authorizer.timeout (PT5S) + the idempotency store's worst case (PT0S) = PT5S, so that the lease "
             + "outlasts the issuer call and the recording of its decision even when no renewal gets through",
             "idempotency.fingerprint-secret-previous#short#idempotency.fingerprint-secret-previous: not allowed (5 "
-            + "characters); allowed: unset, or the secret used before the current one, at least 16 characters"})
+            + "characters); allowed: unset, or the secret used before the current one, at least 16 characters",
+            "app.environment#production#app.environment: 'production' is not allowed; allowed: dev | staging | prod",
+            "idempotency.merchant-quota.max-records#0#idempotency.merchant-quota.max-records: '0' is out of range; "
+            + "allowed: an integer from 1 to 2147483647",
+            "idempotency.merchant-quota.max-in-flight#10001#idempotency.merchant-quota.max-in-flight: '10001' is out of "
+            + "range; allowed: an integer from 1 to 10000",
+            "auth.api-keys#sha256:abc m_1#auth.api-keys: entry 1 is malformed; allowed: one 'sha256:<64 hex digits> "
+            + "<merchant-id>' per line, the merchant id 1 to 64 characters of A-Z, a-z, 0-9, '.', '_', '-'",
+            "auth.api-keys-file#/nonexistent/api-keys#auth.api-keys-file: '/nonexistent/api-keys' cannot be read "
+            + "(NoSuchFileException); allowed: a readable file of API key hashes, e.g. the Secret "
+            + "payments-authorization-api-keys mounted at /etc/payments-authorization/api-keys"})
     void aWrongValueFailsNamingTheKeyAndTheAllowedRange(String key, String value, String message) {
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(Map.of(key, value)));
         assertThat(e.getMessage(), is(message));
     }
 
     @Test
-    void theRedisStoreRefusesTheDevelopmentFingerprintSecret() {
-        ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(Map.of(
-                "idempotency.store", "redis", "idempotency.redis.uri", "redis://127.0.0.1:6379")));
-        assertThat(e.getMessage().startsWith("idempotency.fingerprint-secret: the development default of "
-                                             + "application.yaml is refused with idempotency.store redis"), is(true));
+    void devAcceptsTheDevelopmentFingerprintSecretWithEveryStore() {
+        AppSettings redis = settings(Map.of("idempotency.store", "redis", "idempotency.redis.uri",
+                                            "redis://127.0.0.1:6379"));
+        assertThat(redis.environment(), is(AppSettings.Environment.DEV));
     }
 
     @Test

@@ -1,6 +1,5 @@
 package com.example.payments;
 
-import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.Map;
@@ -9,6 +8,7 @@ import java.util.UUID;
 import com.example.payments.http.Json;
 import com.example.payments.testing.Http;
 import com.example.payments.testing.LogCapture;
+import com.example.payments.testing.TestCredentials;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import org.junit.jupiter.api.AfterAll;
@@ -126,7 +126,9 @@ class AuthorizationApiTest {
     void theSameKeyFromAnotherMerchantIsAnotherRequest() throws Exception {
         String key = key();
         assertThat(service.post(key, Http.VALID_BODY).statusCode(), is(201));
-        HttpResponse<String> other = service.post(key, Http.VALID_BODY.replace("m_123", "m_456"));
+        HttpResponse<String> other = Http.post(service.business("/v1/authorizations"), key,
+                                               Http.VALID_BODY.replace("m_123", TestCredentials.OTHER_MERCHANT),
+                                               TestCredentials.bearer(TestCredentials.OTHER_KEY));
         assertThat(other.statusCode(), is(201));
         assertThat(other.headers().firstValue("Idempotent-Replayed").isPresent(), is(false));
     }
@@ -211,8 +213,7 @@ class AuthorizationApiTest {
 
     @Test
     void aBodyThatIsNotJsonIsUnsupportedMediaType() throws Exception {
-        HttpResponse<String> response = Http.client().send(HttpRequest.newBuilder(
-                        URI.create(service.business("/v1/authorizations")))
+        HttpResponse<String> response = Http.client().send(Http.request(service.business("/v1/authorizations"))
                 .header("Content-Type", "text/plain").header("Idempotency-Key", key())
                 .POST(HttpRequest.BodyPublishers.ofString(Http.VALID_BODY)).build(),
                 HttpResponse.BodyHandlers.ofString());
@@ -225,8 +226,7 @@ class AuthorizationApiTest {
         String padded = Http.VALID_BODY.replace("\"order-42\"", "\"" + "x".repeat(17 * 1024) + "\"");
         // Helidon answers 413 from the headers and closes without reading the body; a client that writes the whole
         // body before reading (as the JDK client does) must ask first, or it may see a reset instead of the 413.
-        HttpResponse<String> response = Http.client().send(HttpRequest.newBuilder(
-                        URI.create(service.business("/v1/authorizations")))
+        HttpResponse<String> response = Http.client().send(Http.request(service.business("/v1/authorizations"))
                 .expectContinue(true)
                 .header("Content-Type", "application/json").header("Idempotency-Key", key())
                 .POST(HttpRequest.BodyPublishers.ofString(padded)).build(),
@@ -238,8 +238,7 @@ class AuthorizationApiTest {
 
     @Test
     void anOversizedBodyThatIsNotJsonIsUnsupportedMediaTypeFirst() throws Exception {
-        HttpResponse<String> response = Http.client().send(HttpRequest.newBuilder(
-                        URI.create(service.business("/v1/authorizations")))
+        HttpResponse<String> response = Http.client().send(Http.request(service.business("/v1/authorizations"))
                 .expectContinue(true)
                 .header("Content-Type", "text/plain").header("Idempotency-Key", key())
                 .POST(HttpRequest.BodyPublishers.ofString("x".repeat(17 * 1024))).build(),
@@ -269,8 +268,7 @@ class AuthorizationApiTest {
     @ParameterizedTest
     @CsvSource({"*/*", "application/*", "text/json"})
     void aWildcardOrOtherContentTypeIsUnsupported(String contentType) throws Exception {
-        HttpResponse<String> response = Http.client().send(HttpRequest.newBuilder(
-                        URI.create(service.business("/v1/authorizations")))
+        HttpResponse<String> response = Http.client().send(Http.request(service.business("/v1/authorizations"))
                 .header("Content-Type", contentType).header("Idempotency-Key", key())
                 .POST(HttpRequest.BodyPublishers.ofString(Http.VALID_BODY)).build(),
                 HttpResponse.BodyHandlers.ofString());
@@ -279,8 +277,7 @@ class AuthorizationApiTest {
 
     @Test
     void jsonWithACharsetParameterIsAccepted() throws Exception {
-        HttpResponse<String> response = Http.client().send(HttpRequest.newBuilder(
-                        URI.create(service.business("/v1/authorizations")))
+        HttpResponse<String> response = Http.client().send(Http.request(service.business("/v1/authorizations"))
                 .header("Content-Type", "application/json; charset=utf-8").header("Idempotency-Key", key())
                 .POST(HttpRequest.BodyPublishers.ofString(Http.VALID_BODY)).build(),
                 HttpResponse.BodyHandlers.ofString());
@@ -289,8 +286,7 @@ class AuthorizationApiTest {
 
     @Test
     void twoIdempotencyKeyHeadersAreABadRequest() throws Exception {
-        HttpResponse<String> response = Http.client().send(HttpRequest.newBuilder(
-                        URI.create(service.business("/v1/authorizations")))
+        HttpResponse<String> response = Http.client().send(Http.request(service.business("/v1/authorizations"))
                 .header("Content-Type", "application/json")
                 .header("Idempotency-Key", key()).header("Idempotency-Key", key())
                 .POST(HttpRequest.BodyPublishers.ofString(Http.VALID_BODY)).build(),
@@ -303,8 +299,7 @@ class AuthorizationApiTest {
     void aChunkedBodyOver16KibIsTooLargeEvenWithoutAKey() throws Exception {
         byte[] big = ("{\"reference\":\"" + "x".repeat(17 * 1024) + "\"}").getBytes();
         // An InputStream publisher has no known length, so the JDK client sends it chunked.
-        HttpResponse<String> response = Http.client().send(HttpRequest.newBuilder(
-                        URI.create(service.business("/v1/authorizations")))
+        HttpResponse<String> response = Http.client().send(Http.request(service.business("/v1/authorizations"))
                 .expectContinue(true)
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(big))).build(),
@@ -328,8 +323,7 @@ class AuthorizationApiTest {
 
     @Test
     void anUnknownMethodIsNotImplementedAndTaggedOtherInTheRequestMetrics() throws Exception {
-        HttpResponse<String> response = Http.client().send(HttpRequest.newBuilder(
-                        URI.create(service.business("/v1/authorizations")))
+        HttpResponse<String> response = Http.client().send(Http.request(service.business("/v1/authorizations"))
                 .method("XPURGE" + UUID.randomUUID().toString().substring(0, 4).toUpperCase(java.util.Locale.ROOT),
                         HttpRequest.BodyPublishers.noBody()).build(),
                 HttpResponse.BodyHandlers.ofString());

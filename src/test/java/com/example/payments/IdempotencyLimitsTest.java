@@ -37,6 +37,26 @@ class IdempotencyLimitsTest {
     }
 
     @Test
+    void aFullStoreTakesTheReplicaOutOfTheEndpointsWithoutFeedingTheCircuitBreaker() throws Exception {
+        try (TestService service = TestService.start(Map.of("idempotency.max-keys", "2",
+                                                            "health.circuit-breaker.threshold", "3"))) {
+            assertThat(service.get(service.health("/health/ready")).statusCode(), is(200));
+            assertThat(service.post("k1", Http.VALID_BODY).statusCode(), is(201));
+            assertThat(service.post("k2", Http.VALID_BODY).statusCode(), is(201));
+            for (int i = 0; i < 5; i++) {
+                HttpResponse<String> ready = service.get(service.health("/health/ready"));
+                assertThat(ready.statusCode(), is(503));
+                assertThat(ready.body(), is("{\"status\":\"unhealthy\",\"errors\":[\"idempotency-store: full: 2 of 2 "
+                                            + "keys held (idempotency.max-keys)\"]}"));
+            }
+            assertThat("a restart would drop the records: never counted", service.metric(
+                    "readiness_consecutive_failures", Map.of()), is(0.0));
+            assertThat(service.get(service.health("/health/live")).statusCode(), is(200));
+            assertThat("replays are still served", service.post("k1", Http.VALID_BODY).statusCode(), is(201));
+        }
+    }
+
+    @Test
     void afterRetentionTheSweeperForgetsTheKeyAndFreesItsPlace() throws Exception {
         try (TestService service = TestService.start(Map.of("idempotency.max-keys", "1",
                                                             "idempotency.retention", "PT1S"))) {

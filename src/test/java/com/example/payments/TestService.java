@@ -7,15 +7,18 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import com.example.payments.authentication.Authenticator;
 import com.example.payments.testing.Http;
 import com.example.payments.testing.MetricsScrape;
+import com.example.payments.testing.TestCredentials;
 
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
 import io.helidon.health.HealthCheck;
 
 /**
- * Both listeners started in this JVM through {@link Main#start}, on ports picked by the OS, for over-the-wire tests.
+ * Both listeners started in this JVM through {@link Main#start}, on ports picked by the OS, with the test
+ * configuration's API keys ({@link TestCredentials}), for over-the-wire tests.
  */
 final class TestService implements AutoCloseable {
 
@@ -30,19 +33,40 @@ final class TestService implements AutoCloseable {
     }
 
     static TestService start(Map<String, String> overrides, List<HealthCheck> readinessChecks) {
-        Map<String, String> values = new HashMap<>(Map.of("server.port", "0", "health-server.port", "0"));
-        values.putAll(overrides);
-        Config config = Config.builder()
-                .disableEnvironmentVariablesSource()
-                .disableSystemPropertiesSource()
-                .addSource(ConfigSources.create(values))
-                .addSource(ConfigSources.classpath("application.yaml"))
-                .build();
+        Config config = config(overrides);
         // No signal handlers in the test JVM: its SIGTERM belongs to the build tool.
         TestService service = new TestService(Main.start(config, AppSettings.create(config), readinessChecks,
                                                           sequence -> { }));
         service.awaitStarted();
         return service;
+    }
+
+    /**
+     * Starts the service with another authentication seam, wired where a fork wires its own.
+     *
+     * @param overrides     configuration values
+     * @param authenticator the seam
+     * @return the running service
+     */
+    static TestService start(Map<String, String> overrides, Authenticator authenticator) {
+        Config config = config(overrides);
+        TestService service = new TestService(Main.start(config, AppSettings.create(config), List.of(), authenticator,
+                                                          sequence -> { }));
+        service.awaitStarted();
+        return service;
+    }
+
+    // Ephemeral ports and the test configuration's API keys (TestCredentials), below the test's own values.
+    private static Config config(Map<String, String> overrides) {
+        Map<String, String> values = new HashMap<>(Map.of("server.port", "0", "health-server.port", "0"));
+        values.putAll(TestCredentials.config());
+        values.putAll(overrides);
+        return Config.builder()
+                .disableEnvironmentVariablesSource()
+                .disableSystemPropertiesSource()
+                .addSource(ConfigSources.create(values))
+                .addSource(ConfigSources.classpath("application.yaml"))
+                .build();
     }
 
     Main.Running running() {

@@ -1,10 +1,14 @@
 package com.example.payments.authorization;
 
+import java.io.IOException;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import com.example.payments.authentication.AuthFailures;
+import com.example.payments.authentication.Caller;
+import com.example.payments.http.Json;
 import com.example.payments.http.Problem;
 import com.example.payments.http.ProblemResponses;
 import com.example.payments.idempotency.IdempotencyKey;
@@ -25,15 +29,18 @@ import io.helidon.webserver.http.ServerResponse;
 /**
  * The authorization API of the business listener (port 8080).
  *
+ * <p>Every request reaching it is authenticated: the {@link Caller} (401 comes before, from the authentication
+ * filter) is the merchant it may act for, whatever authenticated it.
  * <ul>
  *     <li>{@code POST /v1/authorizations} with {@code Content-Type: application/json} and an {@code Idempotency-Key}
  *     header: 201 with the authorization and {@code Location}; checks in this order: 415 content type, 413 size
  *     (16 KiB, answered before routing by {@link com.example.payments.http.ProblemDirectHandler}), 400 missing or
- *     invalid key, 400 invalid body, then the idempotent-operation flow ({@link IdempotentOperation}: replay, 409,
- *     422, 503, 504 outcome unknown) around the authorizer (502 issuer failed, 504 issuer timed out; the key is
- *     released so a retry runs again).</li>
- *     <li>{@code GET /v1/authorizations/{id}}: 200 with the same bytes as the 201, or 404; {@code HEAD} gets the same
- *     status and headers without a body.</li>
+ *     invalid key, 400 invalid body, 403 a {@code merchantId} other than the caller's, then the idempotent-operation
+ *     flow scoped by the caller's merchant ({@link IdempotentOperation}: replay, 409, 422, 429 merchant quota, 503,
+ *     504 outcome unknown) around the authorizer (502 issuer failed, 504 issuer timed out; the key is released so a
+ *     retry runs again).</li>
+ *     <li>{@code GET /v1/authorizations/{id}}: 200 with the same bytes as the 201, or 404 for an unknown id and for
+ *     another merchant's authorization alike; {@code HEAD} gets the same status and headers without a body.</li>
  * </ul>
  * Every error is an RFC 9457 problem. A decline is a processed request: 201 with {@code "status":"DECLINED"}.
  */
@@ -42,7 +49,7 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
     static final String PATH = "/v1/authorizations";
     /** The operation: its keys, attempt ids and resources are its own. */
     public static final IdempotentOperation.Definition OPERATION = new IdempotentOperation.Definition(
-            "authorize", "authorization", PATH, "POST " + PATH);
+            "authorize", "authorization", PATH, "POST " + PATH, AuthorizationService::merchantOf);
     /** Response header marking a replayed response (IETF idempotency-key draft practice). */
     public static final HeaderName IDEMPOTENT_REPLAYED = IdempotentOperation.IDEMPOTENT_REPLAYED;
     /** Every path this service serves and its methods, in the order an {@code Allow} header lists them. */
@@ -54,11 +61,13 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
     private final BoundedAuthorizer authorizer;
     private final AuthorizeWork work;
     private final RequestValidator validator;
+    private final AuthFailures failures;
 
     private AuthorizationService(IdempotentOperation operation, BoundedAuthorizer authorizer, Clock clock,
-                                 MeterRegistry meters) {
+                                 MeterRegistry meters, AuthFailures failures) {
         this.operation = operation;
         this.authorizer = authorizer;
+        this.failures = failures;
         this.work = new AuthorizeWork(authorizer, clock, meters);
         this.validator = new RequestValidator(clock);
     }
@@ -71,12 +80,14 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
      * @param settings   {@code authorizer.*}: its timeout bounds every call
      * @param clock      clock of {@code createdAt} and of card expiry
      * @param meters     metrics registry
+     * @param failures   answers and counts the 403 of a caller naming another merchant
      * @return the service
      */
     public static AuthorizationService create(IdempotentOperation operation, Authorizer authorizer,
-                                              AuthorizerSettings settings, Clock clock, MeterRegistry meters) {
+                                              AuthorizerSettings settings, Clock clock, MeterRegistry meters,
+                                              AuthFailures failures) {
         return new AuthorizationService(operation, new BoundedAuthorizer(authorizer, settings.timeout(), meters),
-                                        clock, meters);
+                                        clock, meters, failures);
     }
 
     @Override
@@ -104,13 +115,21 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
             return;
         }
         switch (body) {
-        case RequestValidator.Valid valid -> operation.execute(req, res, valid.request().merchantId(), key.get(),
-                                                               valid.request().canonicalForm(),
-                                                               work.of(valid.request()));
+        case RequestValidator.Valid valid -> authorize(req, res, key.get(), valid.request());
         case RequestValidator.Invalid invalid -> ProblemResponses.send(req, res, Problem.of(
                 "invalid-request", "Invalid request", 400, "The request body has invalid fields.")
                 .withErrors(invalid.errors()));
         }
+    }
+
+    private void authorize(ServerRequest req, ServerResponse res, IdempotencyKey key, AuthorizationRequest request) {
+        Caller caller = Caller.of(req);
+        if (!caller.actsFor(request.merchantId())) {
+            failures.forbidden(req, res, caller, AuthFailures.MERCHANT_MISMATCH, "The credentials do not allow "
+                    + "acting for the merchant in #/merchantId; send the merchantId of your own account.");
+            return;
+        }
+        operation.execute(req, res, caller.merchantId(), key, request.canonicalForm(), work.of(request));
     }
 
     private RequestValidator.Result read(ServerRequest req) {
@@ -135,6 +154,16 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
     }
 
     private void find(ServerRequest req, ServerResponse res) {
-        operation.find(req, res, req.path().pathParameters().get("id"));
+        operation.find(req, res, Caller.of(req).merchantId(), req.path().pathParameters().get("id"));
+    }
+
+    // The owner of a recorded authorization: the merchantId of the body this service recorded (Authorization).
+    private static Optional<String> merchantOf(byte[] body) {
+        try {
+            JsonNode merchant = Json.mapper().readTree(body).get("merchantId");
+            return merchant != null && merchant.isTextual() ? Optional.of(merchant.textValue()) : Optional.empty();
+        } catch (IOException e) {
+            return Optional.empty();
+        }
     }
 }

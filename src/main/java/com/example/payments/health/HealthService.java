@@ -45,15 +45,17 @@ public final class HealthService implements HttpService {
 
     private final HealthState state;
     private final DependencyChecks dependencies;
+    private final List<CapacityCheck> capacity;
     private final WorkerWatchdog watchdog;
     private final int breakerThreshold;
     private final Duration progressWindow;
     private final Map<ProbeType, AtomicInteger> lastSuccess = new EnumMap<>(ProbeType.class);
 
-    private HealthService(HealthState state, DependencyChecks dependencies, WorkerWatchdog watchdog,
-                          HealthSettings settings, MeterRegistry meters) {
+    private HealthService(HealthState state, DependencyChecks dependencies, List<CapacityCheck> capacity,
+                          WorkerWatchdog watchdog, HealthSettings settings, MeterRegistry meters) {
         this.state = state;
         this.dependencies = dependencies;
+        this.capacity = List.copyOf(capacity);
         this.watchdog = watchdog;
         this.breakerThreshold = settings.breakerThreshold();
         this.progressWindow = settings.progressWindow();
@@ -75,15 +77,16 @@ public final class HealthService implements HttpService {
      *
      * @param state            shared flags
      * @param dependencies     required readiness dependencies
+     * @param capacity         local resources that can fill up (readiness names them, the breaker ignores them)
      * @param watchdog         worker heartbeats for liveness
      * @param settings         {@code health.circuit-breaker.threshold} (0 disables) and
      *                         {@code health.liveness.progress-window}
      * @param meters           registry served on {@code /metrics}
      * @return the service
      */
-    public static HealthService create(HealthState state, DependencyChecks dependencies, WorkerWatchdog watchdog,
-                                       HealthSettings settings, MeterRegistry meters) {
-        return new HealthService(state, dependencies, watchdog, settings, meters);
+    public static HealthService create(HealthState state, DependencyChecks dependencies, List<CapacityCheck> capacity,
+                                       WorkerWatchdog watchdog, HealthSettings settings, MeterRegistry meters) {
+        return new HealthService(state, dependencies, capacity, watchdog, settings, meters);
     }
 
     @Override
@@ -108,7 +111,11 @@ public final class HealthService implements HttpService {
 
     ProbeResult readiness() {
         return Probes.readiness(state.draining(), state.startupComplete(), state.port(),
-                                state.progressedWithin(progressWindow), dependencies::failures);
+                                state.progressedWithin(progressWindow), full(), dependencies::failures);
+    }
+
+    private List<String> full() {
+        return capacity.stream().flatMap(check -> check.full().stream()).toList();
     }
 
     private ProbeResult countBreaker(ProbeResult result) {

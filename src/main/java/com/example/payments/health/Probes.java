@@ -66,16 +66,20 @@ public final class Probes {
      * @param startupComplete    boot finished
      * @param port               what the last loopback probe saw
      * @param progressing        the business listener wrote a response within {@code health.liveness.progress-window}
+     * @param full               one {@code "name: why"} per local resource that is full ({@link CapacityCheck}), a flag
+     *                           without I/O
      * @param dependencyFailures runs the required dependency checks (parallel, bounded) and returns one
      *                           {@code "name: why"} per failed dependency; called only when every flag passed
      * @return 503 {@code draining} (with {@code "draining":true}, checks not run, counter untouched); 503
      *         {@code starting} (counter untouched); 503 {@code unhealthy} "app server saturated" when the probe was shed
      *         or got no answer while requests complete (counter untouched: saturation must not trip the breaker into a
-     *         restart); 503 {@code unhealthy} with errors (counts a breaker failure); else 200 {@code ok} (resets the
-     *         counter)
+     *         restart); 503 {@code unhealthy} naming the full resources (counter untouched: a restart would drop the
+     *         records that fill them); 503 {@code unhealthy} with dependency errors (counts a breaker failure); else 200
+     *         {@code ok} (resets the counter)
      */
     public static ProbeResult readiness(boolean draining, boolean startupComplete, PortStatus port,
-                                        boolean progressing, Supplier<List<String>> dependencyFailures) {
+                                        boolean progressing, List<String> full,
+                                        Supplier<List<String>> dependencyFailures) {
         if (draining) {
             return new ProbeResult(503, new ProbeResult.Body("draining", true, null), ProbeResult.BreakerEffect.NONE);
         }
@@ -88,6 +92,10 @@ public final class Probes {
         }
         if (port == PortStatus.NOT_RESPONDING) {
             return unhealthy(List.of(APP_SERVER_NOT_RESPONDING));
+        }
+        if (!full.isEmpty()) {
+            return new ProbeResult(503, new ProbeResult.Body("unhealthy", null, List.copyOf(full)),
+                                   ProbeResult.BreakerEffect.NONE);
         }
         List<String> failures = dependencyFailures.get();
         if (!failures.isEmpty()) {

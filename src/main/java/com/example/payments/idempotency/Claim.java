@@ -40,4 +40,13 @@ public sealed interface Claim {
     /** The store holds {@code idempotency.max-keys} records: 503 with {@code Retry-After}; nothing is evicted early. */
     record Full() implements Claim {
     }
+
+    /**
+     * Taking the key anew would exceed the merchant's {@link Quota}: 429 with {@code Retry-After} for that merchant
+     * only; nothing was written.
+     *
+     * @param limit the bound it ran into
+     */
+    record OverQuota(Quota.Limit limit) implements Claim {
+    }
 }

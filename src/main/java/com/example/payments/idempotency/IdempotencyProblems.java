@@ -37,6 +37,21 @@ final class IdempotencyProblems {
                           "This instance holds its maximum number of idempotency keys; retry shortly.");
     }
 
+    /**
+     * {@code Retry-After} of a merchant at its records quota, in seconds: its records free up only as they expire, so
+     * a retry within seconds would be refused again.
+     */
+    static final int RECORDS_RETRY_AFTER_SECONDS = 60;
+
+    static Problem overQuota(Quota.Limit limit) {
+        return Problem.of("merchant-quota-exceeded", "Merchant quota exceeded", 429, switch (limit) {
+        case IN_FLIGHT -> "This merchant has its maximum number of requests in progress; retry when one of them "
+                          + "completed.";
+        case RECORDS -> "This merchant holds its maximum number of idempotency records; older ones free up as "
+                        + "they expire. Retry later, or ask for a higher quota.";
+        });
+    }
+
     static Problem storeUnavailable() {
         return Problem.of("store-unavailable", "Temporarily unavailable", 503,
                           "The idempotency store could not record this request; nothing was done. Retry shortly.");

@@ -33,8 +33,10 @@ import io.helidon.metrics.api.Tag;
  * trip, whether the lease still covers a call. A key stays held until its release succeeded, so whatever a cut-off
  * request could not release is released by the shutdown's key-release phase ({@link #releaseAllHeld}). Store writes
  * run on threads of the registry, never on the request thread: a request interrupted by the end of the drain still
- * records or releases its key. Counts {@code idempotency_requests_total{outcome}} and
- * {@code idempotency_keys_released_total{reason}}.
+ * records or releases its key. Counts {@code idempotency_requests_total{outcome}},
+ * {@code idempotency_keys_released_total{reason}} and {@code idempotency_quota_total{outcome}} ({@code allowed},
+ * {@code in_flight_exceeded}, {@code records_exceeded}: each claim that took a key anew, or that the merchant's
+ * {@link Quota} refused).
  */
 public final class IdempotencyRegistry implements AutoCloseable {
 
@@ -69,6 +71,7 @@ public final class IdempotencyRegistry implements AutoCloseable {
     private final Duration lease;
     private final Duration retention;
     private final Duration recordBound;
+    private final Quota quota;
     private final Map<Claim.Acquired, Hold> held = new ConcurrentHashMap<>();
     private final ScheduledExecutorService renewer;
     private final ExecutorService storeCalls = Executors.newVirtualThreadPerTaskExecutor();
@@ -77,12 +80,16 @@ public final class IdempotencyRegistry implements AutoCloseable {
     private final AtomicLong releases = new AtomicLong();
 
     private IdempotencyRegistry(IdempotencyStore store, Duration lease, Duration retention, Duration recordBound,
-                                MeterRegistry meters) {
+                                Quota quota, MeterRegistry meters) {
         this.store = store;
         this.lease = lease;
         this.retention = retention;
         this.recordBound = recordBound;
+        this.quota = quota;
         this.meters = meters;
+        for (String outcome : List.of("allowed", "in_flight_exceeded", "records_exceeded")) {
+            quotaCounter(outcome);
+        }
         for (ReleaseReason reason : ReleaseReason.values()) {
             released.put(reason, meters.getOrCreate(Counter.builder("idempotency_keys_released")
                     .tags(List.of(Tag.create("reason", reason.name().toLowerCase(Locale.ROOT))))
@@ -105,12 +112,13 @@ public final class IdempotencyRegistry implements AutoCloseable {
      * @param retention   {@code idempotency.retention}
      * @param recordBound longest the store takes to record a decision ({@code IdempotencySettings.bounds()}); a lease
      *                    must still cover it after the issuer call
+     * @param quota       per-merchant bounds checked on new claims ({@code idempotency.merchant-quota.*})
      * @param meters      where the counters go
      * @return the registry
      */
     public static IdempotencyRegistry create(IdempotencyStore store, Duration lease, Duration retention,
-                                             Duration recordBound, MeterRegistry meters) {
-        return new IdempotencyRegistry(store, lease, retention, recordBound, meters);
+                                             Duration recordBound, Quota quota, MeterRegistry meters) {
+        return new IdempotencyRegistry(store, lease, retention, recordBound, quota, meters);
     }
 
     /**
@@ -119,14 +127,15 @@ public final class IdempotencyRegistry implements AutoCloseable {
      *
      * @param lookupKey  operation + merchant + idempotency key ({@link RequestIdentities#lookupKey})
      * @param identities the request's identities, current secret first
-     * @return the claim; an {@link Claim.Acquired} must be recorded or released
+     * @return the claim; an {@link Claim.Acquired} must be recorded or released; {@link Claim.OverQuota} when the
+     *         merchant of the lookup key is at its quota
      * @throws IdempotencyStore.UnavailableException when the store cannot be reached
      */
     public Claim claim(String lookupKey, List<Identity> identities) {
         long sent = System.nanoTime();
         Claim claim;
         try {
-            claim = offRequestThread(() -> store.claim(lookupKey, identities, lease));
+            claim = offRequestThread(() -> store.claim(lookupKey, identities, lease, quota));
         } catch (IdempotencyStore.UnavailableException e) {
             count("unavailable");
             throw e;
@@ -135,11 +144,17 @@ public final class IdempotencyRegistry implements AutoCloseable {
         case Claim.Acquired acquired -> {
             held.put(acquired, new Hold(sent + lease.toNanos()));
             count("new");
+            quotaCounter("allowed").increment();
         }
         case Claim.Replay replay -> count(replay.recovered() ? "recovered" : "replayed");
         case Claim.InFlight inFlight -> count("in_flight");
         case Claim.Mismatch mismatch -> count("mismatch");
         case Claim.Full full -> count("rejected_full");
+        case Claim.OverQuota over -> {
+            count("rejected_quota");
+            quotaCounter(over.limit() == Quota.Limit.IN_FLIGHT ? "in_flight_exceeded" : "records_exceeded")
+                    .increment();
+        }
         }
         return claim;
     }
@@ -353,6 +368,12 @@ public final class IdempotencyRegistry implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    private Counter quotaCounter(String outcome) {
+        return meters.getOrCreate(Counter.builder("idempotency_quota")
+                                          .tags(List.of(Tag.create("outcome", outcome)))
+                                          .description("New idempotency claims by merchant-quota outcome"));
     }
 
     private void count(String outcome) {

@@ -22,15 +22,18 @@ import com.example.payments.config.ConfigurationException;
  * @param previousSecret    {@code idempotency.fingerprint-secret-previous}, no default: set only while rotating the
  *                          secret, so that keys recorded under the previous one still replay until they expire
  * @param redis             {@code idempotency.redis.*}, present when {@code store} is {@code redis}
+ * @param merchantQuota     {@code idempotency.merchant-quota.max-in-flight} (default 100, at most max-records) and
+ *                          {@code idempotency.merchant-quota.max-records} (default 10000): per merchant, on new claims
+ *                          only; over either, 429 for that merchant alone
  */
 public record IdempotencySettings(Store store, Duration inFlightLease, Duration retention, int maxKeys,
                                   String fingerprintSecret, Optional<String> previousSecret,
-                                  Optional<RedisSettings> redis) {
+                                  Optional<RedisSettings> redis, Quota merchantQuota) {
 
     /**
-     * The fingerprint secret {@code application.yaml} ships so that the service runs on a laptop. Refused with the
-     * redis backend: several replicas mean a real environment, where a mistyped Secret reference must stop the rollout
-     * instead of fingerprinting every payment with a value published in this repository.
+     * The fingerprint secret {@code application.yaml} ships so that the service runs on a laptop. Refused in staging
+     * and prod ({@code app.environment}), whichever store is selected: a missing or mistyped Secret reference must stop
+     * the rollout instead of fingerprinting every payment with a value published in this repository.
      */
     public static final String DEVELOPMENT_SECRET = "local-development-only-fingerprint-secret";
 
@@ -103,11 +106,6 @@ public record IdempotencySettings(Store store, Duration inFlightLease, Duration 
             throw new ConfigurationException("idempotency.fingerprint-secret",
                     "too short (" + secret.length() + " characters); allowed: at least " + MIN_SECRET_LENGTH);
         }
-        if (store == Store.REDIS && secret.equals(DEVELOPMENT_SECRET)) {
-            throw new ConfigurationException("idempotency.fingerprint-secret", "the development default of "
-                    + "application.yaml is refused with idempotency.store redis; allowed: a secret of at least "
-                    + MIN_SECRET_LENGTH + " characters, e.g. from a Kubernetes Secret as IDEMPOTENCY_FINGERPRINT_SECRET");
-        }
         Optional<String> previous = values.string("idempotency.fingerprint-secret-previous")
                 .filter(value -> !value.isBlank());
         if (previous.isPresent() && (previous.get().length() < MIN_SECRET_LENGTH || previous.get().equals(secret))) {
@@ -121,7 +119,15 @@ public record IdempotencySettings(Store store, Duration inFlightLease, Duration 
                 values.positiveDuration("idempotency.in-flight-lease", Duration.ofSeconds(10)),
                 values.positiveDuration("idempotency.retention", Duration.ofHours(24)),
                 (int) values.longInRange("idempotency.max-keys", 100_000, 1, Integer.MAX_VALUE),
-                secret, previous, redis);
+                secret, previous, redis, quota(values));
+    }
+
+    private static Quota quota(ConfigValues values) {
+        int maxRecords = (int) values.longInRange("idempotency.merchant-quota.max-records", 10_000, 1,
+                                                  Integer.MAX_VALUE);
+        int maxInFlight = (int) values.longInRange("idempotency.merchant-quota.max-in-flight",
+                                                   Math.min(100, maxRecords), 1, maxRecords);
+        return new Quota(maxInFlight, maxRecords);
     }
 
     /**
@@ -167,6 +173,7 @@ public record IdempotencySettings(Store store, Duration inFlightLease, Duration 
     @Override
     public String toString() {
         return "IdempotencySettings[store=" + store + ", inFlightLease=" + inFlightLease + ", retention=" + retention
-               + ", maxKeys=" + maxKeys + ", rotating=" + previousSecret.isPresent() + ", redis=" + redis + "]";
+               + ", maxKeys=" + maxKeys + ", rotating=" + previousSecret.isPresent() + ", redis=" + redis
+               + ", merchantQuota=" + merchantQuota + "]";
     }
 }

@@ -19,6 +19,7 @@ import java.util.Optional;
  *     after the store lost its data (the token is derived from a clock plus a counter). {@link #renew} and
  *     {@link #release} act only while the record is IN_FLIGHT with the caller's token; {@link #recordAndComplete}
  *     completes the key only then, or when the key is absent (a lapsed owner whose key nobody else took).</li>
+ *     <li>Quotas: per scope (merchant), on acquisitions only, see {@link #claim}.</li>
  * </ul>
  */
 public interface IdempotencyStore extends AutoCloseable {
@@ -28,15 +29,24 @@ public interface IdempotencyStore extends AutoCloseable {
      * of none of the identities: {@link Claim.Mismatch}; a decision is recorded for the matching identity (or, with
      * no record, for any identity): the key is completed with it (if it was not) and {@link Claim.Replay};
      * IN_FLIGHT under a live lease: {@link Claim.InFlight}; otherwise the caller acquires it ({@link Claim.Acquired},
-     * under the matching identity or the first). An in-memory store may answer {@link Claim.Full}.
+     * under the matching identity or the first) unless taking the key anew would exceed the quota of its scope:
+     * {@link Claim.OverQuota}, nothing written. An in-memory store may answer {@link Claim.Full}.
      *
-     * @param lookupKey  operation + merchant + idempotency key, see {@link RequestIdentities#lookupKey}
+     * <p>Quota accounting, per scope ({@link RequestIdentities#scopeOf} of the lookup key, the merchant), global to
+     * everyone sharing the store: a record counts as in flight from its acquisition until it is released, completed
+     * or its lease lapses, and as a record until it is released or expires (lease, or retention once completed).
+     * Only an acquisition is checked, and only when it would add to a count (a key taken over after a lapsed lease
+     * whose record is still counted adds nothing). Renewals keep a record counted; completions, recoveries and
+     * recordings of an absent key are never refused.
+     *
+     * @param lookupKey  operation + merchant + idempotency key, built by {@link RequestIdentities#lookupKey}
      * @param identities the request's identities, current secret first (one or two)
      * @param lease      lifetime of the IN_FLIGHT record without renewal ({@code idempotency.in-flight-lease})
+     * @param quota      the bounds of the lookup key's scope ({@code idempotency.merchant-quota.*})
      * @return the claim
      * @throws UnavailableException when the store cannot be reached or did not confirm the write
      */
-    Claim claim(String lookupKey, List<Identity> identities, Duration lease);
+    Claim claim(String lookupKey, List<Identity> identities, Duration lease, Quota quota);
 
     /**
      * Extends the lease of a key held with this token.

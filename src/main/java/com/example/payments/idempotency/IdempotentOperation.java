@@ -27,11 +27,12 @@ import io.helidon.webserver.http.ServerResponse;
  * {@link Work}.
  *
  * <p>Status codes: 400 missing or invalid key; a recorded decision replayed with {@code Idempotent-Replayed: true};
- * 409 in flight; 422 key reused with another request; 503 store full or unavailable, draining (the work could not
- * finish before the drain deadline) or lease lost; then the work's own answer: the decision (e.g. 201 with
- * {@code Location}), or its problem when there is no decision (e.g. 502, 504; the key is released); 504
- * {@code outcome-unknown} when the request was cut off or its decision could not be recorded. The flow's own 409, 503
- * and 504 carry {@code Retry-After}.
+ * 409 in flight; 422 key reused with another request; 429 the merchant's {@link Quota} (new claims only); 503 store
+ * full or unavailable, draining (the work could not finish before the drain deadline) or lease lost; then the work's
+ * own answer: the decision (e.g. 201 with {@code Location}), or its problem when there is no decision (e.g. 502, 504;
+ * the key is released); 504 {@code outcome-unknown} when the request was cut off or its decision could not be
+ * recorded. The flow's own 409, 429, 503 and 504 carry {@code Retry-After}. Reads ({@link #find}) answer only the
+ * scope's own resources: another scope's is 404, exactly like an unknown id.
  *
  * <p>The promise: every answer that carries a decision is built from the recorded decision, so every answer for one
  * key is byte-identical; the work runs only after a claim, under a lease that covers it.
@@ -51,8 +52,23 @@ public final class IdempotentOperation {
      * @param basePath  where the resources are read back, e.g. {@code /v1/authorizations}: {@code Location} is
      *                  {@code basePath/id}
      * @param route     the route, for problem details, e.g. {@code POST /v1/authorizations}
+     * @param owner     reads the scope a recorded body belongs to, e.g. its {@code merchantId}; {@link #find} answers
+     *                  404 to any other scope
      */
-    public record Definition(String operation, String kind, String basePath, String route) {
+    public record Definition(String operation, String kind, String basePath, String route, Owner owner) {
+    }
+
+    /** Which scope a recorded resource belongs to. */
+    @FunctionalInterface
+    public interface Owner {
+
+        /**
+         * Reads the owner from a body the operation's work recorded.
+         *
+         * @param body the recorded body
+         * @return its scope (merchant), or empty when the body names none (then nobody may read it)
+         */
+        Optional<String> of(byte[] body);
     }
 
     /** When the drain must be over. */
@@ -152,18 +168,22 @@ public final class IdempotentOperation {
         case Claim.InFlight inFlight -> ProblemResponses.sendRetryable(req, res, IdempotencyProblems.inProgress(), 1);
         case Claim.Mismatch mismatch -> ProblemResponses.send(req, res, IdempotencyProblems.reused());
         case Claim.Full full -> ProblemResponses.sendRetryable(req, res, IdempotencyProblems.full(), 5);
+        case Claim.OverQuota over -> ProblemResponses.sendRetryable(req, res, IdempotencyProblems.overQuota(over.limit()),
+                over.limit() == Quota.Limit.IN_FLIGHT ? 1 : IdempotencyProblems.RECORDS_RETRY_AFTER_SECONDS);
         }
     }
 
     /**
-     * Answers {@code GET basePath/{id}}: 200 with the recorded body, 404 when unknown or past retention, 503 when the
-     * store cannot be reached; a {@code HEAD} gets the same status and headers without the body.
+     * Answers {@code GET basePath/{id}}: 200 with the recorded body, 404 when unknown, past retention or another
+     * scope's (the same answer, so that no caller learns which ids exist), 503 when the store cannot be reached; a
+     * {@code HEAD} gets the same status and headers without the body.
      *
-     * @param req the {@code GET} or {@code HEAD} request
-     * @param res the response, not yet sent
-     * @param id  the id from the path
+     * @param req   the {@code GET} or {@code HEAD} request
+     * @param res   the response, not yet sent
+     * @param scope the merchant the caller acts for
+     * @param id    the id from the path
      */
-    public void find(ServerRequest req, ServerResponse res, String id) {
+    public void find(ServerRequest req, ServerResponse res, String scope, String id) {
         if (!isUuid(id)) {
             ProblemResponses.send(req, res, ProblemResponses.notFound("No " + definition.kind() + " with this id."));
             return;
@@ -177,7 +197,7 @@ public final class IdempotentOperation {
                     "The store cannot be reached. Retry shortly."), 1);
             return;
         }
-        if (found.isEmpty()) {
+        if (found.isEmpty() || !definition.owner().of(found.get().body()).map(scope::equals).orElse(false)) {
             ProblemResponses.send(req, res, ProblemResponses.notFound("No " + definition.kind() + " with this id."));
             return;
         }

@@ -18,7 +18,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * sweeper) and treated as absent by every operation in the meantime.
  *
  * <p>Every operation on a key, decisions included, runs inside one {@link ConcurrentHashMap#compute} of that key, so
- * a claim and a recording of the same key never interleave.
+ * a claim and a recording of the same key never interleave. Each change of a record also updates the counts of its
+ * merchant ({@link Quota}) and of the whole store in the same step; an expired record is counted until it is swept or
+ * taken over.
  */
 public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
@@ -28,6 +30,10 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
      * keeps growing.
      */
     private record Entry(String fingerprint, long token, DecisionKey decision, long expiresAtNanos) {
+
+        boolean inFlight() {
+            return decision == null;
+        }
 
         boolean live(long now) {
             return expiresAtNanos - now > 0;
@@ -41,8 +47,17 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     private record Stored(byte[] body, long expiresAtNanos) {
     }
 
+    /** One merchant's counts: records in flight, and records of any state. */
+    private record Usage(int inFlight, int records) {
+
+        Usage plus(int inFlightDelta, int recordsDelta) {
+            return new Usage(inFlight + inFlightDelta, records + recordsDelta);
+        }
+    }
+
     private final Map<String, Entry> records = new ConcurrentHashMap<>();
     private final Map<DecisionKey, Stored> decisions = new ConcurrentHashMap<>();
+    private final Map<String, Usage> usage = new ConcurrentHashMap<>();
     private final AtomicInteger size = new AtomicInteger();
     private final int maxKeys;
 
@@ -61,7 +76,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public Claim claim(String lookupKey, List<Identity> identities, Duration lease) {
+    public Claim claim(String lookupKey, List<Identity> identities, Duration lease, Quota quota) {
+        String scope = RequestIdentities.scopeOf(lookupKey);
         AtomicReference<Claim> result = new AtomicReference<>();
         records.compute(lookupKey, (key, existing) -> {
             long now = System.nanoTime();
@@ -79,19 +95,22 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                 if (decision.isPresent()) {
                     boolean recovered = current == null || current.decision() == null;
                     result.set(new Claim.Replay(decision.get(), recovered));
-                    if (existing == null) {
-                        size.incrementAndGet();
-                    }
                     long token = existing == null ? 0 : existing.token();
-                    return new Entry(identities.get(i).fingerprint(), token, decision.get().key(),
-                                     decisions.get(decision.get().key()).expiresAtNanos());
+                    return account(scope, existing, new Entry(identities.get(i).fingerprint(), token,
+                            decision.get().key(), decisions.get(decision.get().key()).expiresAtNanos()));
                 }
             }
             if (current != null && current.decision() == null) {
                 result.set(new Claim.InFlight());
                 return existing;
             }
-            if (existing == null && !reserve()) {
+            Optional<Quota.Limit> over = reserve(scope, existing, quota);
+            if (over.isPresent()) {
+                result.set(new Claim.OverQuota(over.get()));
+                return existing;
+            }
+            if (existing == null && !reserveKey()) {
+                unreserve(scope, 1, 1);
                 result.set(new Claim.Full());
                 return null;
             }
@@ -134,12 +153,9 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             if (!complete) {
                 return existing;
             }
-            if (existing == null) {
-                // Not bounded by max-keys: refusing here would lose a decision the issuer has made.
-                size.incrementAndGet();
-            }
-            return new Entry(identity.fingerprint(), token, winner.key(),
-                             decisions.get(winner.key()).expiresAtNanos());
+            // Bounded neither by max-keys nor by a quota: refusing here would lose a decision the issuer has made.
+            return account(RequestIdentities.scopeOf(lookupKey), existing, new Entry(identity.fingerprint(), token,
+                    winner.key(), decisions.get(winner.key()).expiresAtNanos()));
         });
         return result.get();
     }
@@ -152,8 +168,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                 return existing;
             }
             released.set(true);
-            size.decrementAndGet();
-            return null;
+            return account(RequestIdentities.scopeOf(lookupKey), existing, null);
         });
         return released.get();
     }
@@ -170,11 +185,16 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
      */
     public int sweep() {
         int dropped = 0;
-        for (Map.Entry<String, Entry> record : records.entrySet()) {
-            if (!record.getValue().live(System.nanoTime()) && records.remove(record.getKey(), record.getValue())) {
-                size.decrementAndGet();
-                dropped++;
-            }
+        for (String lookupKey : records.keySet()) {
+            boolean[] swept = new boolean[1];
+            records.computeIfPresent(lookupKey, (key, existing) -> {
+                if (existing.live(System.nanoTime())) {
+                    return existing;
+                }
+                swept[0] = true;
+                return account(RequestIdentities.scopeOf(lookupKey), existing, null);
+            });
+            dropped += swept[0] ? 1 : 0;
         }
         long now = System.nanoTime();
         decisions.values().removeIf(stored -> stored.expiresAtNanos() - now <= 0);
@@ -188,6 +208,69 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
      */
     public int size() {
         return size.get();
+    }
+
+    /**
+     * Why the store is full, for readiness: it refuses new keys until records expire, and a restart would drop the
+     * records it holds (so it must not feed the circuit breaker).
+     *
+     * @return e.g. {@code full: 100000 of 100000 keys held (idempotency.max-keys)}, or empty while there is room
+     */
+    public Optional<String> full() {
+        int held = size.get();
+        return held >= maxKeys ? Optional.of("full: " + held + " of " + maxKeys + " keys held (idempotency.max-keys)")
+                : Optional.empty();
+    }
+
+    /**
+     * A merchant's records, as counted for its quota: expired ones included until swept.
+     *
+     * @param scope the merchant
+     * @return records in flight and in total, e.g. {@code [2, 10]}
+     */
+    int[] usage(String scope) {
+        Usage counted = usage.getOrDefault(scope, new Usage(0, 0));
+        return new int[] {counted.inFlight(), counted.records()};
+    }
+
+    // Counts a new claim in its merchant's usage if its quota allows: adds the in-flight record, and the record itself
+    // unless an expired one of the key is still counted. Runs inside the key's compute, so the record cannot change
+    // meanwhile; usage.compute makes check and update one step for the merchant.
+    private Optional<Quota.Limit> reserve(String scope, Entry existing, Quota quota) {
+        int inFlight = existing != null && existing.inFlight() ? 0 : 1;
+        int recordsDelta = existing == null ? 1 : 0;
+        Quota.Limit[] over = new Quota.Limit[1];
+        usage.compute(scope, (s, counted) -> {
+            Usage current = counted == null ? new Usage(0, 0) : counted;
+            if (current.inFlight() + inFlight > quota.maxInFlight()) {
+                over[0] = Quota.Limit.IN_FLIGHT;
+            } else if (current.records() + recordsDelta > quota.maxRecords()) {
+                over[0] = Quota.Limit.RECORDS;
+            }
+            return over[0] != null ? counted : nonZero(current.plus(inFlight, recordsDelta));
+        });
+        return Optional.ofNullable(over[0]);
+    }
+
+    private void unreserve(String scope, int inFlight, int recordsDelta) {
+        usage.computeIfPresent(scope, (s, counted) -> nonZero(counted.plus(-inFlight, -recordsDelta)));
+    }
+
+    // The counts follow a key record from `before` to `after` (either may be null); returns `after` for compute.
+    // Claims that acquire count themselves beforehand (reserve), so that a refused one changes nothing.
+    private Entry account(String scope, Entry before, Entry after) {
+        int inFlight = (after != null && after.inFlight() ? 1 : 0) - (before != null && before.inFlight() ? 1 : 0);
+        int present = (after != null ? 1 : 0) - (before != null ? 1 : 0);
+        if (inFlight != 0 || present != 0) {
+            usage.compute(scope, (s, counted) -> nonZero((counted == null ? new Usage(0, 0) : counted)
+                    .plus(inFlight, present)));
+        }
+        size.addAndGet(present);
+        return after;
+    }
+
+    private static Usage nonZero(Usage counted) {
+        return counted.inFlight() == 0 && counted.records() == 0 ? null : counted;
     }
 
     private Optional<Decision> find(DecisionKey key, long now) {
@@ -215,7 +298,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         return previous == null ? clock : Math.max(clock, previous.token() + 1);
     }
 
-    private boolean reserve() {
+    private boolean reserveKey() {
         while (true) {
             int current = size.get();
             if (current >= maxKeys) {

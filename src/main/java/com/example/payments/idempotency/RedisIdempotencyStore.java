@@ -10,28 +10,46 @@ import io.lettuce.core.SetArgs;
 
 /**
  * {@link IdempotencyStore} in Redis, shared by every replica: a retry that lands on another replica sees the record
- * its first attempt wrote. Two kinds of keys:
+ * its first attempt wrote. Three kinds of keys:
  * <ul>
  *     <li>{@code <key-prefix>idempotency:<lookup key>}: a hash with {@code fingerprint}, {@code state}
  *     ({@code in_flight} or {@code completed}) and {@code token}, the fencing token; its TTL is the lease while in
  *     flight (a lapsed lease is a deleted key), then the decision's remaining retention;</li>
  *     <li>{@code <key-prefix><kind>:<id>}, e.g. {@code payments-authorization:authorization:<id>}: the decision, the
- *     exact body every answer sends, written once ({@code SET NX}) and kept for {@code idempotency.retention}.</li>
+ *     exact body every answer sends, written once ({@code SET NX}) and kept for {@code idempotency.retention};</li>
+ *     <li>{@code <key-prefix>quota:in-flight:<merchant>} and {@code <key-prefix>quota:records:<merchant>}: sorted
+ *     sets of the merchant's record keys, scored by when each stops counting (lease end while in flight, retention end
+ *     once completed); members past their score are pruned when a claim checks the {@link Quota}.</li>
  * </ul>
- * No PAN and no CVC ever reach Redis: the fingerprint is a keyed hash and the body holds brand and last four digits.
  *
  * <p>One new authorization costs two round trips, each one Lua script run atomically by Redis: claim-or-recover
- * (which reads the decision first) and record-and-complete (whose decision write commits even when the completion is
- * refused). Fencing tokens come from Redis's own clock ({@code TIME}, microseconds) or one more than the key's last
- * token, so they keep growing when Redis restarts empty. If the record-and-complete script itself is refused (an ACL,
- * a read-only replica), the decision is written alone with {@code SET NX GET} and the key is left for the next claim
- * to recover. With {@code idempotency.redis.min-replicas-ack} above 0, a claim and a recording wait for that many
+ * (which reads the decision first, and checks the merchant's quota only when it would take the key) and
+ * record-and-complete (whose decision write commits even when the completion is refused). Renewal, completion and
+ * release keep the quota sets in the same script as the record. No PAN and no CVC ever reach Redis: the fingerprint
+ * is a keyed hash and the body holds brand and last four digits. Fencing tokens come from Redis's own clock
+ * ({@code TIME}, microseconds) or one more than the key's last token, so they keep growing when Redis restarts
+ * empty. If the record-and-complete script itself is refused (an ACL, a read-only replica), the decision is written
+ * alone with {@code SET NX GET} and the key is left for the next claim to recover. With {@code idempotency.redis.min-replicas-ack} above 0, a claim and a recording wait for that many
  * replicas; a claim they do not confirm is released again and refused ({@link UnavailableException}).
  */
 public final class RedisIdempotencyStore implements IdempotencyStore {
 
-    private static final LuaScript CLAIM = LuaScript.of("claim", """
-            local n = #KEYS - 1
+    // Shared by the scripts: Redis's clock in ms, and a sorted set's TTL raised to cover a member's score.
+    private static final String NOW_MS = """
+            local function now_ms()
+              local t = redis.call('TIME')
+              return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+            end
+            local function cover(key, ms)
+              if redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, ms) end
+            end
+            """;
+
+    // KEYS: record, decision per identity..., in-flight set, records set. ARGV: lease, fingerprint per identity...,
+    // max in flight, max records.
+    private static final LuaScript CLAIM = LuaScript.of("claim", NOW_MS + """
+            local n = #KEYS - 3
+            local inflight, records = KEYS[n + 2], KEYS[n + 3]
             local rec = redis.call('HMGET', KEYS[1], 'fingerprint', 'state', 'token')
             local matched = nil
             if rec[1] then
@@ -48,30 +66,61 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                   redis.call('HSET', KEYS[1], 'fingerprint', ARGV[i + 1], 'state', 'completed',
                              'token', rec[3] or '0')
                   local ttl = redis.call('PTTL', KEYS[i + 1])
-                  if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
+                  if ttl > 0 then
+                    redis.call('PEXPIRE', KEYS[1], ttl)
+                    redis.call('ZREM', inflight, KEYS[1])
+                    redis.call('ZADD', records, now_ms() + ttl, KEYS[1])
+                    cover(records, ttl)
+                  end
                   return {'recovered', i, body}
                 end
               end
             end
             if rec[2] == 'in_flight' then return {'in_flight'} end
-            local now = redis.call('TIME')
-            local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
+            local now = now_ms()
+            local lease = tonumber(ARGV[1])
+            redis.call('ZREMRANGEBYSCORE', inflight, '-inf', now)
+            redis.call('ZREMRANGEBYSCORE', records, '-inf', now)
+            local adds_in_flight = redis.call('ZSCORE', inflight, KEYS[1]) and 0 or 1
+            local adds_record = redis.call('ZSCORE', records, KEYS[1]) and 0 or 1
+            if redis.call('ZCARD', inflight) + adds_in_flight > tonumber(ARGV[n + 2]) then
+              return {'over_quota', 'in_flight'}
+            end
+            if redis.call('ZCARD', records) + adds_record > tonumber(ARGV[n + 3]) then
+              return {'over_quota', 'records'}
+            end
+            local t = redis.call('TIME')
+            local token = tonumber(t[1]) * 1000000 + tonumber(t[2])
             local previous = tonumber(rec[3] or '0')
             if token <= previous then token = previous + 1 end
             local identity = matched or 1
             local text = string.format('%.0f', token)
             redis.call('HSET', KEYS[1], 'fingerprint', ARGV[identity + 1], 'state', 'in_flight', 'token', text)
-            redis.call('PEXPIRE', KEYS[1], ARGV[1])
+            redis.call('PEXPIRE', KEYS[1], lease)
+            redis.call('ZADD', inflight, now + lease, KEYS[1])
+            redis.call('ZADD', records, now + lease, KEYS[1])
+            cover(inflight, lease)
+            cover(records, lease)
             return {'acquired', identity, text}
             """, ScriptOutputType.MULTI);
 
-    private static final LuaScript RENEW = LuaScript.of("renew", """
+    // KEYS: record, in-flight set, records set. ARGV: token, lease.
+    private static final LuaScript RENEW = LuaScript.of("renew", NOW_MS + """
             local r = redis.call('HMGET', KEYS[1], 'state', 'token')
-            if r[1] == 'in_flight' and r[2] == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+            if r[1] == 'in_flight' and r[2] == ARGV[1] then
+              local lease = tonumber(ARGV[2])
+              local until_ms = now_ms() + lease
+              redis.call('ZADD', KEYS[2], 'XX', until_ms, KEYS[1])
+              redis.call('ZADD', KEYS[3], 'XX', until_ms, KEYS[1])
+              cover(KEYS[2], lease)
+              cover(KEYS[3], lease)
+              return redis.call('PEXPIRE', KEYS[1], lease)
+            end
             return 0
             """, ScriptOutputType.INTEGER);
 
-    private static final LuaScript RECORD = LuaScript.of("record", """
+    // KEYS: record, decision, in-flight set, records set. ARGV: token, fingerprint, body, retention.
+    private static final LuaScript RECORD = LuaScript.of("record", NOW_MS + """
             local inserted = 1
             local winner = ARGV[3]
             if not redis.call('SET', KEYS[2], ARGV[3], 'NX', 'PX', ARGV[4]) then
@@ -83,15 +132,24 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             if not r[1] or (r[1] == 'in_flight' and r[2] == ARGV[1]) then
               redis.call('HSET', KEYS[1], 'fingerprint', ARGV[2], 'state', 'completed', 'token', ARGV[1])
               local ttl = redis.call('PTTL', KEYS[2])
-              if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) else redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
+              if ttl <= 0 then ttl = tonumber(ARGV[4]) end
+              redis.call('PEXPIRE', KEYS[1], ttl)
+              redis.call('ZREM', KEYS[3], KEYS[1])
+              redis.call('ZADD', KEYS[4], now_ms() + ttl, KEYS[1])
+              cover(KEYS[4], ttl)
               completed = 1
             end
             return {inserted, completed, winner}
             """, ScriptOutputType.MULTI);
 
+    // KEYS: record, in-flight set, records set. ARGV: token.
     private static final LuaScript RELEASE = LuaScript.of("release", """
             local r = redis.call('HMGET', KEYS[1], 'state', 'token')
-            if r[1] == 'in_flight' and r[2] == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+            if r[1] == 'in_flight' and r[2] == ARGV[1] then
+              redis.call('ZREM', KEYS[2], KEYS[1])
+              redis.call('ZREM', KEYS[3], KEYS[1])
+              return redis.call('DEL', KEYS[1])
+            end
             return 0
             """, ScriptOutputType.INTEGER);
 
@@ -116,15 +174,20 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public Claim claim(String lookupKey, List<Identity> identities, Duration lease) {
-        String[] keys = new String[identities.size() + 1];
-        byte[][] args = new byte[identities.size() + 1][];
+    public Claim claim(String lookupKey, List<Identity> identities, Duration lease, Quota quota) {
+        int n = identities.size();
+        String[] keys = new String[n + 3];
+        byte[][] args = new byte[n + 3][];
         keys[0] = recordKey(lookupKey);
         args[0] = millis(lease);
-        for (int i = 0; i < identities.size(); i++) {
+        for (int i = 0; i < n; i++) {
             keys[i + 1] = decisionKey(identities.get(i).decision());
             args[i + 1] = bytes(identities.get(i).fingerprint());
         }
+        keys[n + 1] = inFlightSet(lookupKey);
+        keys[n + 2] = recordsSet(lookupKey);
+        args[n + 1] = bytes(Integer.toString(quota.maxInFlight()));
+        args[n + 2] = bytes(Integer.toString(quota.maxRecords()));
         ReplicatedWrites.Result result = redis.evalReplicated(CLAIM, RedisIdempotencyStore::claimWrote, keys, args);
         List<?> reply = (List<?>) result.reply();
         String outcome = text(reply.get(0));
@@ -141,6 +204,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                                                   identity(reply.get(1)));
             case "mismatch" -> new Claim.Mismatch();
             case "in_flight" -> new Claim.InFlight();
+            case "over_quota" -> new Claim.OverQuota(text(reply.get(1)).equals("in_flight") ? Quota.Limit.IN_FLIGHT
+                    : Quota.Limit.RECORDS);
             case "replay", "recovered" -> new Claim.Replay(
                     new Decision(identities.get(identity(reply.get(1))).decision(), (byte[]) reply.get(2)),
                     outcome.equals("recovered"));
@@ -150,8 +215,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean renew(String lookupKey, long token, Duration lease) {
-        return ((Long) redis.eval(RENEW, new String[] {recordKey(lookupKey)}, bytes(Long.toString(token)),
-                                  millis(lease))) == 1L;
+        return ((Long) redis.eval(RENEW, quotaKeys(lookupKey), bytes(Long.toString(token)), millis(lease))) == 1L;
     }
 
     /**
@@ -163,7 +227,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Override
     public Recorded recordAndComplete(String lookupKey, Identity identity, long token, Decision decision,
                                       Duration retention) {
-        String[] keys = {recordKey(lookupKey), decisionKey(decision.key())};
+        String[] keys = {recordKey(lookupKey), decisionKey(decision.key()), inFlightSet(lookupKey),
+                         recordsSet(lookupKey)};
         ReplicatedWrites.Result result;
         try {
             result = redis.evalReplicated(RECORD, RedisIdempotencyStore::recordWrote, keys,
@@ -204,8 +269,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean release(String lookupKey, long token) {
-        return ((Long) redis.eval(RELEASE, new String[] {recordKey(lookupKey)},
-                                  bytes(Long.toString(token)))) == 1L;
+        return ((Long) redis.eval(RELEASE, quotaKeys(lookupKey), bytes(Long.toString(token)))) == 1L;
     }
 
     @Override
@@ -224,6 +288,19 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private String recordKey(String lookupKey) {
         return prefix + "idempotency:" + lookupKey;
+    }
+
+    private String[] quotaKeys(String lookupKey) {
+        return new String[] {recordKey(lookupKey), inFlightSet(lookupKey), recordsSet(lookupKey)};
+    }
+
+    // The scope is the last part of the key, so any character in it is unambiguous.
+    private String inFlightSet(String lookupKey) {
+        return prefix + "quota:in-flight:" + RequestIdentities.scopeOf(lookupKey);
+    }
+
+    private String recordsSet(String lookupKey) {
+        return prefix + "quota:records:" + RequestIdentities.scopeOf(lookupKey);
     }
 
     private String decisionKey(DecisionKey key) {

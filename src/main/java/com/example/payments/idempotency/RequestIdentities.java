@@ -73,6 +73,25 @@ public final class RequestIdentities {
     }
 
     /**
+     * The scope a lookup key was built with: the inverse of {@link #lookupKey} for its second part. Stores keep
+     * per-scope quota counts with it.
+     *
+     * @param lookupKey a key built by {@link #lookupKey}
+     * @return the scope, e.g. {@code m_123}
+     * @throws IllegalArgumentException when the key was not built by {@link #lookupKey}
+     */
+    public static String scopeOf(String lookupKey) {
+        int afterOperation = skipPart(lookupKey, 0);
+        int colon = lookupKey.indexOf(':', afterOperation);
+        try {
+            int length = Integer.parseInt(lookupKey.substring(afterOperation, colon));
+            return lookupKey.substring(colon + 1, colon + 1 + length);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("not a lookup key built by RequestIdentities.lookupKey", e);
+        }
+    }
+
+    /**
      * The request's identities, current secret first.
      *
      * @param operation     operation name, e.g. {@code authorize}
@@ -128,6 +147,20 @@ public final class RequestIdentities {
 
     private static String part(String value) {
         return value.length() + ":" + value;
+    }
+
+    // Where the part after the one starting at `from` starts (past its trailing ':').
+    private static int skipPart(String lookupKey, int from) {
+        int colon = lookupKey.indexOf(':', from);
+        try {
+            int end = colon + 1 + Integer.parseInt(lookupKey.substring(from, colon));
+            if (end >= lookupKey.length() || lookupKey.charAt(end) != ':') {
+                throw new IllegalArgumentException("not a lookup key built by RequestIdentities.lookupKey");
+            }
+            return end + 1;
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("not a lookup key built by RequestIdentities.lookupKey", e);
+        }
     }
 
     private static byte[] mac(SecretKeySpec key, byte[] input) {

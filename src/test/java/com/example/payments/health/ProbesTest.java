@@ -20,6 +20,8 @@ class ProbesTest {
 
     private static final List<String> NONE = List.of();
     private static final List<String> STALE = List.of("idempotency-sweeper: no heartbeat for 12 s");
+    private static final List<String> FULL = List.of("idempotency-store: full: 20000 of 20000 keys held "
+                                                     + "(idempotency.max-keys)");
 
     private static final PortStatus OK = PortStatus.SERVING;
     private static final PortStatus SHED = PortStatus.SATURATED;
@@ -63,34 +65,42 @@ class ProbesTest {
     }
 
     static Stream<Arguments> readiness() {
-        // draining, started, port, progressing, dependency failures -> status, body, errors, breaker effect, checks run
+        // draining, started, port, progressing, full, dependency failures -> status, body, errors, breaker effect,
+        // checks run
         List<String> redisDown = List.of("idempotency-store: connection refused");
         ProbeResult.BreakerEffect none = ProbeResult.BreakerEffect.NONE;
         ProbeResult.BreakerEffect failure = ProbeResult.BreakerEffect.FAILURE;
         return Stream.of(
-                Arguments.of(false, true, OK, true, NONE, 200, "ok", null, ProbeResult.BreakerEffect.RESET, true),
-                Arguments.of(false, true, OK, false, NONE, 200, "ok", null, ProbeResult.BreakerEffect.RESET, true),
-                Arguments.of(true, true, OK, true, NONE, 503, "draining", null, none, false),
-                Arguments.of(true, false, SILENT, false, redisDown, 503, "draining", null, none, false),
-                Arguments.of(false, false, OK, true, NONE, 503, "starting", null, none, false),
-                Arguments.of(false, false, SILENT, false, redisDown, 503, "starting", null, none, false),
+                Arguments.of(false, true, OK, true, NONE, NONE, 200, "ok", null, ProbeResult.BreakerEffect.RESET, true),
+                Arguments.of(false, true, OK, false, NONE, NONE, 200, "ok", null, ProbeResult.BreakerEffect.RESET, true),
+                Arguments.of(true, true, OK, true, NONE, NONE, 503, "draining", null, none, false),
+                Arguments.of(true, false, SILENT, false, NONE, redisDown, 503, "draining", null, none, false),
+                Arguments.of(false, false, OK, true, NONE, NONE, 503, "starting", null, none, false),
+                Arguments.of(false, false, SILENT, false, NONE, redisDown, 503, "starting", null, none, false),
                 // Saturated: out of the endpoints, but never a step toward the breaker's restart.
-                Arguments.of(false, true, SHED, true, NONE, 503, "unhealthy", SATURATED, none, false),
-                Arguments.of(false, true, SHED, false, redisDown, 503, "unhealthy", SATURATED, none, false),
-                Arguments.of(false, true, SILENT, true, NONE, 503, "unhealthy", SATURATED, none, false),
-                Arguments.of(false, true, SILENT, true, redisDown, 503, "unhealthy", SATURATED, none, false),
-                Arguments.of(false, true, SILENT, false, NONE, 503, "unhealthy", NOT_RESPONDING, failure, false),
-                Arguments.of(false, true, SILENT, false, redisDown, 503, "unhealthy", NOT_RESPONDING, failure, false),
-                Arguments.of(false, true, OK, true, redisDown, 503, "unhealthy", redisDown, failure, true));
+                Arguments.of(false, true, SHED, true, NONE, NONE, 503, "unhealthy", SATURATED, none, false),
+                Arguments.of(false, true, SHED, false, NONE, redisDown, 503, "unhealthy", SATURATED, none, false),
+                Arguments.of(false, true, SILENT, true, NONE, NONE, 503, "unhealthy", SATURATED, none, false),
+                Arguments.of(false, true, SILENT, true, NONE, redisDown, 503, "unhealthy", SATURATED, none, false),
+                Arguments.of(false, true, SILENT, false, NONE, NONE, 503, "unhealthy", NOT_RESPONDING, failure, false),
+                Arguments.of(false, true, SILENT, false, NONE, redisDown, 503, "unhealthy", NOT_RESPONDING, failure, false),
+                Arguments.of(false, true, OK, true, NONE, redisDown, 503, "unhealthy", redisDown, failure, true),
+                // The replica's own store is full: out of the endpoints, named, but never a step toward a restart
+                // (a restart would drop its records); flags before dependency checks.
+                Arguments.of(false, true, OK, true, FULL, NONE, 503, "unhealthy", FULL, none, false),
+                Arguments.of(false, true, OK, true, FULL, redisDown, 503, "unhealthy", FULL, none, false),
+                Arguments.of(true, true, OK, true, FULL, NONE, 503, "draining", null, none, false),
+                Arguments.of(false, false, OK, true, FULL, NONE, 503, "starting", null, none, false),
+                Arguments.of(false, true, SILENT, false, FULL, NONE, 503, "unhealthy", NOT_RESPONDING, failure, false));
     }
 
-    @ParameterizedTest(name = "draining={0} started={1} port={2} progressing={3} deps={4} -> {5} {6} {7} {8}")
+    @ParameterizedTest(name = "draining={0} started={1} port={2} progressing={3} full={4} deps={5} -> {6} {7} {8} {9}")
     @MethodSource
-    void readiness(boolean draining, boolean started, PortStatus port, boolean progressing,
+    void readiness(boolean draining, boolean started, PortStatus port, boolean progressing, List<String> full,
                    List<String> dependencyFailures, int status, String bodyStatus, List<String> errors,
                    ProbeResult.BreakerEffect effect, boolean checksRun) {
         AtomicInteger checks = new AtomicInteger();
-        ProbeResult result = Probes.readiness(draining, started, port, progressing, () -> {
+        ProbeResult result = Probes.readiness(draining, started, port, progressing, full, () -> {
             checks.incrementAndGet();
             return dependencyFailures;
         });
@@ -103,21 +113,21 @@ class ProbesTest {
 
     @Test
     void readinessWhileDrainingSaysDrainingTrue() {
-        ProbeResult result = Probes.readiness(true, true, PortStatus.SERVING, true, List::of);
+        ProbeResult result = Probes.readiness(true, true, PortStatus.SERVING, true, NONE, List::of);
         assertThat(result.body().draining(), is(true));
     }
 
     @Test
     void readinessNamesEveryFailedDependency() {
         List<String> failures = List.of("idempotency-store: timeout", "database: refused");
-        ProbeResult result = Probes.readiness(false, true, PortStatus.SERVING, true, () -> failures);
+        ProbeResult result = Probes.readiness(false, true, PortStatus.SERVING, true, NONE, () -> failures);
         assertThat(result.body().errors(), is(failures));
         assertThat(result.body().draining(), is(nullValue()));
     }
 
     @Test
     void readinessReportsTheProberBeforeTouchingDependencies() {
-        ProbeResult result = Probes.readiness(false, true, PortStatus.NOT_RESPONDING, false, () -> {
+        ProbeResult result = Probes.readiness(false, true, PortStatus.NOT_RESPONDING, false, NONE, () -> {
             throw new AssertionError("dependencies must not be checked when the app server is not responding");
         });
         assertThat(result.body().errors(), is(List.of(Probes.APP_SERVER_NOT_RESPONDING)));

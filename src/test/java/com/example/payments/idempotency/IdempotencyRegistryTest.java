@@ -24,7 +24,7 @@ class IdempotencyRegistryTest {
     private final List<Identity> request = List.of(IdempotencyStoreContract.identity("a"));
 
     private static IdempotencyRegistry registry(IdempotencyStore store, Duration lease) {
-        return IdempotencyRegistry.create(store, lease, Duration.ofHours(1), Duration.ofMillis(100),
+        return IdempotencyRegistry.create(store, lease, Duration.ofHours(1), Duration.ofMillis(100), Quota.UNLIMITED,
                                           Metrics.createMeterRegistry(MetricsConfig.create()));
     }
 

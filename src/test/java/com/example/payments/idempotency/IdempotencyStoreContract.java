@@ -54,13 +54,37 @@ abstract class IdempotencyStoreContract {
         return new Decision(identity.decision(), body);
     }
 
+    /**
+     * Lets the store drop what has expired, where it relies on a background sweep for that (in memory: the retention
+     * sweeper); a no-op for stores that expire records themselves.
+     */
+    void sweep() {
+    }
+
+    private Claim claim(String lookupKey, List<Identity> identities, Duration lease) {
+        return store().claim(lookupKey, identities, lease, Quota.UNLIMITED);
+    }
+
+    private Claim claim(String lookupKey, Identity identity, Quota quota) {
+        return store().claim(lookupKey, List.of(identity), LONG, quota);
+    }
+
+    // A merchant of its own per test, so that stores shared by the tests (one Redis) keep separate counts.
+    private static String merchant() {
+        return "m_" + UUID.randomUUID();
+    }
+
+    private static String keyOf(String merchant) {
+        return RequestIdentities.lookupKey("authorize", merchant, new IdempotencyKey(UUID.randomUUID().toString()));
+    }
+
     private Claim.Acquired acquire(Identity identity, Duration lease) {
-        return (Claim.Acquired) store().claim(key, List.of(identity), lease);
+        return (Claim.Acquired) claim(key, List.of(identity), lease);
     }
 
     @Test
     void theFirstClaimAcquiresTheKeyWithAToken() {
-        Claim claim = store().claim(key, List.of(request), LONG);
+        Claim claim = claim(key, List.of(request), LONG);
         assertThat(claim, instanceOf(Claim.Acquired.class));
         assertThat(((Claim.Acquired) claim).lookupKey(), is(key));
         assertThat(((Claim.Acquired) claim).token(), greaterThan(0L));
@@ -76,7 +100,7 @@ abstract class IdempotencyStoreContract {
             for (int i = 0; i < claimants; i++) {
                 Callable<Claim> claim = () -> {
                     start.await();
-                    return store().claim(key, List.of(request), LONG);
+                    return claim(key, List.of(request), LONG);
                 };
                 claims.add(threads.submit(claim));
             }
@@ -98,8 +122,8 @@ abstract class IdempotencyStoreContract {
     @Test
     void aKeyInFlightAnswersInFlightToTheSameRequestAndMismatchToAnother() {
         acquire(request, LONG);
-        assertThat(store().claim(key, List.of(request), LONG), is(new Claim.InFlight()));
-        assertThat(store().claim(key, List.of(other), LONG), is(new Claim.Mismatch()));
+        assertThat(claim(key, List.of(request), LONG), is(new Claim.InFlight()));
+        assertThat(claim(key, List.of(other), LONG), is(new Claim.Mismatch()));
     }
 
     @Test
@@ -108,9 +132,9 @@ abstract class IdempotencyStoreContract {
         Decision decision = decision(request, "first");
         Recorded recorded = store().recordAndComplete(key, request, claim.token(), decision, LONG);
         assertThat(recorded, is(new Recorded(decision, true, true)));
-        assertThat(store().claim(key, List.of(request), LONG), is(new Claim.Replay(decision, false)));
+        assertThat(claim(key, List.of(request), LONG), is(new Claim.Replay(decision, false)));
         assertThat(store().findDecision(request.decision()).orElseThrow(), is(decision));
-        assertThat(store().claim(key, List.of(other), LONG), is(new Claim.Mismatch()));
+        assertThat(claim(key, List.of(other), LONG), is(new Claim.Mismatch()));
     }
 
     @Test
@@ -130,7 +154,7 @@ abstract class IdempotencyStoreContract {
         Claim.Acquired claim = acquire(request, LONG);
         assertThat(store().renew(key, claim.token() + 1, LONG), is(false));
         assertThat(store().release(key, claim.token() - 1), is(false));
-        assertThat(store().claim(key, List.of(request), LONG), is(new Claim.InFlight()));
+        assertThat(claim(key, List.of(request), LONG), is(new Claim.InFlight()));
         assertThat(store().renew(key, claim.token(), LONG), is(true));
         assertThat(store().release(key, claim.token()), is(true));
     }
@@ -142,8 +166,8 @@ abstract class IdempotencyStoreContract {
         Recorded recorded = store().recordAndComplete(key, request, claim.token() + 1, stale, LONG);
         assertThat(recorded, is(new Recorded(stale, true, false)));
         // Every claim looks for a recorded decision first: the key is completed with it, even while it is held.
-        assertThat(store().claim(key, List.of(request), LONG), is(new Claim.Replay(stale, true)));
-        assertThat(store().claim(key, List.of(request), LONG), is(new Claim.Replay(stale, false)));
+        assertThat(claim(key, List.of(request), LONG), is(new Claim.Replay(stale, true)));
+        assertThat(claim(key, List.of(request), LONG), is(new Claim.Replay(stale, false)));
         Recorded holder = store().recordAndComplete(key, request, claim.token(), decision(request, "late"), LONG);
         assertThat(holder.winner(), is(stale));
         assertThat(holder.completed(), is(false));
@@ -153,7 +177,7 @@ abstract class IdempotencyStoreContract {
     void aReleasedKeyCanBeClaimedAgainWithAGreaterToken() {
         Claim.Acquired first = acquire(request, LONG);
         assertThat(store().release(key, first.token()), is(true));
-        Claim.Acquired second = (Claim.Acquired) store().claim(key, List.of(other), LONG);
+        Claim.Acquired second = (Claim.Acquired) claim(key, List.of(other), LONG);
         assertThat(second.token(), greaterThan(first.token()));
     }
 
@@ -164,7 +188,7 @@ abstract class IdempotencyStoreContract {
         store().recordAndComplete(key, request, claim.token(), decision, LONG);
         assertThat(store().renew(key, claim.token(), LONG), is(false));
         assertThat(store().release(key, claim.token()), is(false));
-        assertThat(store().claim(key, List.of(request), LONG), is(new Claim.Replay(decision, false)));
+        assertThat(claim(key, List.of(request), LONG), is(new Claim.Replay(decision, false)));
     }
 
     @Test
@@ -172,7 +196,7 @@ abstract class IdempotencyStoreContract {
         assertThat(store().renew(key, 1, LONG), is(false));
         assertThat(store().release(key, 1), is(false));
         assertThat(store().findDecision(request.decision()).isPresent(), is(false));
-        assertThat(store().claim(key, List.of(request), LONG), instanceOf(Claim.Acquired.class));
+        assertThat(claim(key, List.of(request), LONG), instanceOf(Claim.Acquired.class));
     }
 
     @Test
@@ -190,7 +214,7 @@ abstract class IdempotencyStoreContract {
                    is(new Recorded(old, true, false)));
         Recorded current = store().recordAndComplete(key, request, taker.token(), decision(request, "taker"), LONG);
         assertThat(current, is(new Recorded(old, false, true)));
-        assertThat(store().claim(key, List.of(request), LONG), is(new Claim.Replay(old, false)));
+        assertThat(claim(key, List.of(request), LONG), is(new Claim.Replay(old, false)));
     }
 
     @Test
@@ -200,7 +224,7 @@ abstract class IdempotencyStoreContract {
         Decision decision = decision(request, "late but alone");
         assertThat(store().recordAndComplete(key, request, lapsed.token(), decision, LONG),
                    is(new Recorded(decision, true, true)));
-        assertThat(store().claim(key, List.of(request), LONG), is(new Claim.Replay(decision, false)));
+        assertThat(claim(key, List.of(request), LONG), is(new Claim.Replay(decision, false)));
     }
 
     @Test
@@ -209,7 +233,7 @@ abstract class IdempotencyStoreContract {
         Thread.sleep(200);
         assertThat(store().renew(key, claim.token(), Duration.ofMillis(1500)), is(true));
         Thread.sleep(500);
-        assertThat(store().claim(key, List.of(request), LONG), is(new Claim.InFlight()));
+        assertThat(claim(key, List.of(request), LONG), is(new Claim.InFlight()));
     }
 
     @Test
@@ -218,7 +242,7 @@ abstract class IdempotencyStoreContract {
         store().recordAndComplete(key, request, claim.token(), decision(request, "short"), SHORT);
         Thread.sleep(2 * SHORT.toMillis());
         assertThat(store().findDecision(request.decision()).isPresent(), is(false));
-        assertThat(store().claim(key, List.of(other), LONG), instanceOf(Claim.Acquired.class));
+        assertThat(claim(key, List.of(other), LONG), instanceOf(Claim.Acquired.class));
     }
 
     @Test
@@ -226,11 +250,11 @@ abstract class IdempotencyStoreContract {
         Identity previous = identity("c");
         Identity current = identity("d");
         Claim.Acquired claim = acquire(previous, LONG);
-        assertThat(store().claim(key, List.of(current, previous), LONG), is(new Claim.InFlight()));
+        assertThat(claim(key, List.of(current, previous), LONG), is(new Claim.InFlight()));
         Decision decision = decision(previous, "before the rotation");
         store().recordAndComplete(key, previous, claim.token(), decision, LONG);
-        assertThat(store().claim(key, List.of(current, previous), LONG), is(new Claim.Replay(decision, false)));
-        assertThat(store().claim(key, List.of(current, identity("e")), LONG), is(new Claim.Mismatch()));
+        assertThat(claim(key, List.of(current, previous), LONG), is(new Claim.Replay(decision, false)));
+        assertThat(claim(key, List.of(current, identity("e")), LONG), is(new Claim.Mismatch()));
     }
 
     @Test
@@ -239,7 +263,7 @@ abstract class IdempotencyStoreContract {
         // A lapsed owner whose key nobody took: recording an absent key completes it.
         store().recordAndComplete(key, request, 42, decision, LONG);
         String otherKey = key + "-same-attempt";
-        assertThat(store().claim(otherKey, List.of(request), LONG), is(new Claim.Replay(decision, true)));
+        assertThat(claim(otherKey, List.of(request), LONG), is(new Claim.Replay(decision, true)));
     }
 
     @Test
@@ -249,10 +273,10 @@ abstract class IdempotencyStoreContract {
             printable.append((char) (0x20 + i % 95));
         }
         String longKey = RequestIdentities.lookupKey("authorize", "m:1", new IdempotencyKey(printable.toString()));
-        Claim.Acquired claim = (Claim.Acquired) store().claim(longKey, List.of(request), LONG);
+        Claim.Acquired claim = (Claim.Acquired) claim(longKey, List.of(request), LONG);
         Decision decision = decision(request, "long key");
         store().recordAndComplete(longKey, request, claim.token(), decision, LONG);
-        assertThat(store().claim(longKey, List.of(request), LONG), is(new Claim.Replay(decision, false)));
+        assertThat(claim(longKey, List.of(request), LONG), is(new Claim.Replay(decision, false)));
     }
 
     @Test
@@ -261,8 +285,110 @@ abstract class IdempotencyStoreContract {
         String merchant = RequestIdentities.lookupKey("authorize", "m_123", idempotencyKey);
         String otherMerchant = RequestIdentities.lookupKey("authorize", "m_456", idempotencyKey);
         String otherOperation = RequestIdentities.lookupKey("capture", "m_123", idempotencyKey);
-        store().claim(merchant, List.of(request), LONG);
-        assertThat(store().claim(otherMerchant, List.of(other), LONG), instanceOf(Claim.Acquired.class));
-        assertThat(store().claim(otherOperation, List.of(identity("e")), LONG), instanceOf(Claim.Acquired.class));
+        claim(merchant, List.of(request), LONG);
+        assertThat(claim(otherMerchant, List.of(other), LONG), instanceOf(Claim.Acquired.class));
+        assertThat(claim(otherOperation, List.of(identity("e")), LONG), instanceOf(Claim.Acquired.class));
+    }
+
+    @Test
+    void aMerchantAtItsInFlightQuotaIsRefusedANewKeyWhileAnotherMerchantIsNot() {
+        Quota quota = new Quota(2, 10);
+        String merchant = merchant();
+        assertThat(claim(keyOf(merchant), request, quota), instanceOf(Claim.Acquired.class));
+        assertThat(claim(keyOf(merchant), request, quota), instanceOf(Claim.Acquired.class));
+        assertThat(claim(keyOf(merchant), request, quota), is(new Claim.OverQuota(Quota.Limit.IN_FLIGHT)));
+        assertThat(claim(keyOf(merchant()), request, quota), instanceOf(Claim.Acquired.class));
+    }
+
+    @Test
+    void aCompletedKeyFreesItsInFlightSlotAndKeepsCountingAsARecord() {
+        Quota quota = new Quota(1, 2);
+        String merchant = merchant();
+        for (int i = 0; i < 2; i++) {
+            String lookupKey = keyOf(merchant);
+            Identity identity = identity(String.valueOf(i));
+            Claim.Acquired claim = (Claim.Acquired) claim(lookupKey, identity, quota);
+            store().recordAndComplete(lookupKey, identity, claim.token(), decision(identity, "done"), LONG);
+        }
+        assertThat(claim(keyOf(merchant), request, quota), is(new Claim.OverQuota(Quota.Limit.RECORDS)));
+    }
+
+    @Test
+    void aReleasedKeyCountsNoLonger() {
+        Quota quota = new Quota(1, 1);
+        String merchant = merchant();
+        String first = keyOf(merchant);
+        Claim.Acquired claim = (Claim.Acquired) claim(first, request, quota);
+        assertThat(claim(keyOf(merchant), request, quota), is(new Claim.OverQuota(Quota.Limit.IN_FLIGHT)));
+        assertThat(store().release(first, claim.token()), is(true));
+        assertThat(claim(keyOf(merchant), request, quota), instanceOf(Claim.Acquired.class));
+    }
+
+    @Test
+    void aMerchantAtItsQuotaStillGetsReplaysInFlightAndMismatchAnswers() {
+        Quota quota = new Quota(1, 1);
+        String merchant = merchant();
+        String lookupKey = keyOf(merchant);
+        Claim.Acquired claim = (Claim.Acquired) claim(lookupKey, request, quota);
+        assertThat(claim(lookupKey, request, quota), is(new Claim.InFlight()));
+        Decision decision = decision(request, "at quota");
+        store().recordAndComplete(lookupKey, request, claim.token(), decision, LONG);
+        assertThat(claim(lookupKey, request, quota), is(new Claim.Replay(decision, false)));
+        assertThat(claim(lookupKey, other, quota), is(new Claim.Mismatch()));
+        assertThat(claim(keyOf(merchant), other, quota), is(new Claim.OverQuota(Quota.Limit.RECORDS)));
+    }
+
+    @Test
+    void recordingAndRecoveringADecisionAreNeverRefusedByTheQuota() {
+        Quota quota = new Quota(1, 1);
+        String merchant = merchant();
+        String lookupKey = keyOf(merchant);
+        Claim.Acquired claim = (Claim.Acquired) claim(lookupKey, request, quota);
+        store().recordAndComplete(lookupKey, request, claim.token(), decision(request, "fills the quota"), LONG);
+        // A lapsed owner whose key nobody took records its decision, over the quota: the issuer has decided.
+        Identity orphan = identity("9");
+        Decision late = decision(orphan, "late");
+        String absent = keyOf(merchant);
+        assertThat(store().recordAndComplete(absent, orphan, 42, late, LONG).completed(), is(true));
+        assertThat(claim(absent, orphan, quota), is(new Claim.Replay(late, false)));
+        String sameAttempt = absent + "-same-attempt";
+        assertThat(claim(sameAttempt, orphan, quota), is(new Claim.Replay(late, true)));
+    }
+
+    @Test
+    void recordsStopCountingWhenTheyExpire() throws InterruptedException {
+        Quota quota = new Quota(1, 1);
+        String merchant = merchant();
+        assertThat(store().claim(keyOf(merchant), List.of(request), SHORT, quota), instanceOf(Claim.Acquired.class));
+        Thread.sleep(2 * SHORT.toMillis());
+        sweep();
+        assertThat(claim(keyOf(merchant), request, quota), instanceOf(Claim.Acquired.class));
+    }
+
+    @Test
+    void concurrentNewKeysOfOneMerchantNeverExceedItsQuota() throws Exception {
+        Quota quota = new Quota(5, 100);
+        String merchant = merchant();
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Claim>> claims = new ArrayList<>();
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < 32; i++) {
+                String lookupKey = keyOf(merchant);
+                claims.add(threads.submit(() -> {
+                    start.await();
+                    return claim(lookupKey, request, quota);
+                }));
+            }
+            start.countDown();
+            int acquired = 0;
+            for (Future<Claim> claim : claims) {
+                switch (claim.get()) {
+                case Claim.Acquired a -> acquired++;
+                case Claim.OverQuota o -> assertThat(o.limit(), is(Quota.Limit.IN_FLIGHT));
+                default -> throw new AssertionError("Unexpected " + claim.get());
+                }
+            }
+            assertThat(acquired, is(quota.maxInFlight()));
+        }
     }
 }

@@ -10,6 +10,8 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import com.example.payments.http.Problem;
 import com.example.payments.testing.Http;
@@ -41,9 +43,10 @@ import static org.hamcrest.Matchers.not;
 class IdempotentOperationTest {
 
     private static final IdempotentOperation.Definition CAPTURE = new IdempotentOperation.Definition(
-            "capture", "capture", "/v1/captures", "POST /v1/captures");
+            "capture", "capture", "/v1/captures", "POST /v1/captures", IdempotentOperationTest::merchantOf);
     private static final IdempotentOperation.Definition REFUND = new IdempotentOperation.Definition(
-            "refund", "refund", "/v1/refunds", "POST /v1/refunds");
+            "refund", "refund", "/v1/refunds", "POST /v1/refunds", IdempotentOperationTest::merchantOf);
+    private static final Pattern MERCHANT = Pattern.compile("\"merchant\":\"([^\"]+)\"");
     private static final RequestIdentities IDENTITIES = RequestIdentities.create("a-test-secret-of-16+",
                                                                                  Optional.empty());
     private static final IdempotencySettings.StoreBounds NO_BOUNDS = new IdempotencySettings.StoreBounds(
@@ -53,8 +56,14 @@ class IdempotentOperationTest {
     private final List<WebServer> servers = new CopyOnWriteArrayList<>();
     private final List<IdempotencyRegistry> registries = new CopyOnWriteArrayList<>();
 
+    /** The owner of a toy resource: its "merchant" field. */
+    private static Optional<String> merchantOf(byte[] body) {
+        Matcher merchant = MERCHANT.matcher(new String(body, StandardCharsets.UTF_8));
+        return merchant.find() ? Optional.of(merchant.group(1)) : Optional.empty();
+    }
+
     /** The work of the toy endpoint: records the attempt id; a body containing "fail" fails like an issuer (502). */
-    private Work work(String body) {
+    private Work work(String body, String merchant) {
         return attempt -> {
             attempts.add(attempt.attemptId());
             if (body.contains("fail")) {
@@ -64,7 +73,8 @@ class IdempotentOperationTest {
             if (body.contains("cut-off")) {
                 throw new InterruptedException("the drain ended");
             }
-            String resource = "{\"id\":\"" + attempt.resourceId() + "\",\"at\":" + System.nanoTime() + "}";
+            String resource = "{\"id\":\"" + attempt.resourceId() + "\",\"merchant\":\"" + merchant + "\",\"at\":"
+                              + System.nanoTime() + "}";
             return new Work.Decided(resource.getBytes(StandardCharsets.UTF_8), () -> { });
         };
     }
@@ -79,16 +89,20 @@ class IdempotentOperationTest {
 
         @Override
         public void routing(HttpRules rules) {
-            rules.post(this::post).get("/{id}", (req, res) -> operation.find(req, res,
+            rules.post(this::post).get("/{id}", (req, res) -> operation.find(req, res, merchant(req),
                                                                              req.path().pathParameters().get("id")));
+        }
+
+        private static String merchant(ServerRequest req) {
+            return req.headers().first(io.helidon.http.HeaderNames.create("Merchant")).orElse("m_1");
         }
 
         private void post(ServerRequest req, ServerResponse res) {
             String body = req.content().as(String.class);
             Optional<IdempotencyKey> key = operation.key(req, res);
             if (key.isPresent()) {
-                String merchant = req.headers().first(io.helidon.http.HeaderNames.create("Merchant")).orElse("m_1");
-                operation.execute(req, res, merchant, key.get(), body, work(body));
+                String merchant = merchant(req);
+                operation.execute(req, res, merchant, key.get(), body, work(body, merchant));
             }
         }
     }
@@ -101,7 +115,7 @@ class IdempotentOperationTest {
 
     private Running start(IdempotencyStore store, Duration lease, Duration workTimeout,
                           IdempotentOperation.DrainDeadline drain) {
-        IdempotencyRegistry registry = IdempotencyRegistry.create(store, lease, Duration.ofHours(1), Duration.ZERO,
+        IdempotencyRegistry registry = IdempotencyRegistry.create(store, lease, Duration.ofHours(1), Duration.ZERO, Quota.UNLIMITED,
                                                                   Metrics.createMeterRegistry(MetricsConfig.create()));
         registries.add(registry);
         IdempotentOperation capture = IdempotentOperation.create(CAPTURE, registry, IDENTITIES, NO_BOUNDS, workTimeout,
@@ -242,7 +256,7 @@ class IdempotentOperationTest {
         String lookupKey = RequestIdentities.lookupKey("capture", "m_1", new IdempotencyKey(key));
         // Another execution claimed the key, recorded its decision, and its completion was refused.
         Claim.Acquired other = (Claim.Acquired) running.store().claim(lookupKey, List.of(identity),
-                                                                       Duration.ofSeconds(10));
+                                                                       Duration.ofSeconds(10), Quota.UNLIMITED);
         Decision recorded = new Decision(identity.decision(), "{\"recorded\":true}".getBytes(StandardCharsets.UTF_8));
         running.store().recordAndComplete(lookupKey, identity, other.token() + 1, recorded, Duration.ofHours(1));
 
@@ -267,7 +281,7 @@ class IdempotentOperationTest {
         Identity identity = IDENTITIES.of("capture", "capture", "m_1", new IdempotencyKey(key), "{\"amount\":100}")
                 .getFirst();
         assertThat("nothing claimed", store.claim(RequestIdentities.lookupKey("capture", "m_1", new IdempotencyKey(key)),
-                                                  List.of(identity), Duration.ofSeconds(1)),
+                                                  List.of(identity), Duration.ofSeconds(1), Quota.UNLIMITED),
                    instanceOf(Claim.Acquired.class));
     }
 
@@ -287,8 +301,8 @@ class IdempotentOperationTest {
         }
 
         @Override
-        public Claim claim(String lookupKey, List<Identity> identities, Duration lease) {
-            return delegate.claim(lookupKey, identities, lease);
+        public Claim claim(String lookupKey, List<Identity> identities, Duration lease, Quota quota) {
+            return delegate.claim(lookupKey, identities, lease, quota);
         }
 
         @Override

@@ -20,21 +20,33 @@ class InMemoryIdempotencyStoreTest extends IdempotencyStoreContract {
         return store;
     }
 
+    @Override
+    void sweep() {
+        store.sweep();
+    }
+
+    private static String key(String idempotencyKey) {
+        return RequestIdentities.lookupKey("authorize", "m_1", new IdempotencyKey(idempotencyKey));
+    }
+
     @Test
     void aFullStoreRefusesNewKeysAndEvictsNothing() {
         InMemoryIdempotencyStore small = InMemoryIdempotencyStore.create(2);
-        small.claim("m:1", request, LONG);
-        small.claim("m:2", request, LONG);
-        assertThat(small.claim("m:3", request, LONG), is(new Claim.Full()));
-        assertThat(small.claim("m:1", request, LONG), is(new Claim.InFlight()));
+        small.claim(key("1"), request, LONG, Quota.UNLIMITED);
+        small.claim(key("2"), request, LONG, Quota.UNLIMITED);
+        assertThat(small.full().isPresent(), is(true));
+        assertThat(small.claim(key("3"), request, LONG, Quota.UNLIMITED), is(new Claim.Full()));
+        assertThat(small.claim(key("1"), request, LONG, Quota.UNLIMITED), is(new Claim.InFlight()));
     }
 
     @Test
     void sweepingDropsExpiredRecordsAndFreesCapacity() throws InterruptedException {
         InMemoryIdempotencyStore small = InMemoryIdempotencyStore.create(1);
-        small.claim("m:1", request, Duration.ofMillis(50));
+        small.claim(key("1"), request, Duration.ofMillis(50), Quota.UNLIMITED);
         Thread.sleep(100);
+        assertThat(small.full().isPresent(), is(true));
         assertThat(small.sweep(), is(1));
-        assertThat(small.claim("m:2", request, LONG), instanceOf(Claim.Acquired.class));
+        assertThat(small.full().isPresent(), is(false));
+        assertThat(small.claim(key("2"), request, LONG, Quota.UNLIMITED), instanceOf(Claim.Acquired.class));
     }
 }

@@ -38,7 +38,7 @@ class RedisBackendTest {
         try (RedisServer server = RedisServer.start();
                 RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(server.uri(), 0))) {
             RedisIdempotencyStore store = RedisIdempotencyStore.create(redis);
-            Claim.Acquired claim = (Claim.Acquired) store.claim(key, request, LONG);
+            Claim.Acquired claim = (Claim.Acquired) store.claim(key, request, LONG, Quota.UNLIMITED);
             redis.call("flush scripts", commands -> commands.scriptFlush());
             assertThat(store.release(key, claim.token()), is(true));
         }
@@ -54,7 +54,7 @@ class RedisBackendTest {
 
             long start = System.nanoTime();
             assertThrows(IdempotencyStore.UnavailableException.class,
-                         () -> store.claim(key, request, LONG));
+                         () -> store.claim(key, request, LONG, Quota.UNLIMITED));
             assertThat(Duration.ofNanos(System.nanoTime() - start), lessThan(Duration.ofMillis(600)));
             HealthCheckResponse down = check.call();
             assertThat(down.status(), is(HealthCheckResponse.Status.DOWN));
@@ -62,7 +62,7 @@ class RedisBackendTest {
 
             server.restart();
             // The restarted Redis is empty: the scripts are gone too (NOSCRIPT, loaded again).
-            assertThat(eventually(() -> store.claim(key, request, LONG)), instanceOf(Claim.Acquired.class));
+            assertThat(eventually(() -> store.claim(key, request, LONG, Quota.UNLIMITED)), instanceOf(Claim.Acquired.class));
             assertThat(check.call().status(), is(HealthCheckResponse.Status.UP));
         }
     }
@@ -73,9 +73,9 @@ class RedisBackendTest {
             server.stop();
             try (RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(server.uri(), 0))) {
                 RedisIdempotencyStore store = RedisIdempotencyStore.create(redis);
-                assertThrows(IdempotencyStore.UnavailableException.class, () -> store.claim(key, request, LONG));
+                assertThrows(IdempotencyStore.UnavailableException.class, () -> store.claim(key, request, LONG, Quota.UNLIMITED));
                 server.restart();
-                assertThat(eventually(() -> store.claim(key, request, LONG)), instanceOf(Claim.Acquired.class));
+                assertThat(eventually(() -> store.claim(key, request, LONG, Quota.UNLIMITED)), instanceOf(Claim.Acquired.class));
             }
         }
     }
@@ -90,7 +90,7 @@ class RedisBackendTest {
             try {
                 long start = System.nanoTime();
                 IdempotencyStore.UnavailableException e = assertThrows(IdempotencyStore.UnavailableException.class,
-                        () -> store.claim(key, request, LONG));
+                        () -> store.claim(key, request, LONG, Quota.UNLIMITED));
                 Duration took = Duration.ofNanos(System.nanoTime() - start);
                 assertThat(e.getMessage(), containsString("no answer within the command timeout"));
                 assertThat(took, lessThan(Duration.ofMillis(900)));
@@ -101,7 +101,7 @@ class RedisBackendTest {
             } finally {
                 server.resume();
             }
-            assertThat(eventually(() -> store.claim(key, request, LONG)), instanceOf(Claim.class));
+            assertThat(eventually(() -> store.claim(key, request, LONG, Quota.UNLIMITED)), instanceOf(Claim.class));
         }
     }
 
@@ -110,17 +110,17 @@ class RedisBackendTest {
         try (RedisServer server = RedisServer.start();
                 RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(server.uri(), 0));
                 IdempotencyRegistry registry = IdempotencyRegistry.create(RedisIdempotencyStore.create(redis),
-                        Duration.ofMillis(300), LONG, Duration.ZERO,
+                        Duration.ofMillis(300), LONG, Duration.ZERO, Quota.UNLIMITED,
                         Metrics.createMeterRegistry(MetricsConfig.create()))) {
             RedisIdempotencyStore other = RedisIdempotencyStore.create(redis);
             Claim claim = registry.claim(key, request);
             assertThat(claim, instanceOf(Claim.Acquired.class));
 
             Thread.sleep(1000);
-            assertThat(other.claim(key, request, LONG), is(new Claim.InFlight()));
+            assertThat(other.claim(key, request, LONG, Quota.UNLIMITED), is(new Claim.InFlight()));
 
             assertThat(registry.releaseAllHeld(IdempotencyRegistry.ReleaseReason.SHUTDOWN), is(1));
-            assertThat(other.claim(key, request, LONG), instanceOf(Claim.Acquired.class));
+            assertThat(other.claim(key, request, LONG, Quota.UNLIMITED), instanceOf(Claim.Acquired.class));
         }
     }
 
@@ -129,7 +129,7 @@ class RedisBackendTest {
         try (RedisServer server = RedisServer.start();
                 RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(server.uri(), 0));
                 IdempotencyRegistry registry = IdempotencyRegistry.create(RedisIdempotencyStore.create(redis),
-                        LONG, LONG, Duration.ZERO, Metrics.createMeterRegistry(MetricsConfig.create()))) {
+                        LONG, LONG, Duration.ZERO, Quota.UNLIMITED, Metrics.createMeterRegistry(MetricsConfig.create()))) {
             Claim.Acquired claim = (Claim.Acquired) registry.claim(key, request);
             // Refused without running (a paused Redis would run the timed-out release once it resumes).
             redis.call("acl", c -> c.aclSetuser("default", AclSetuserArgs.Builder.removeCommand(CommandType.EVALSHA)));
@@ -150,7 +150,7 @@ class RedisBackendTest {
         try (RedisServer server = RedisServer.start();
                 RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(server.uri(), 0));
                 IdempotencyRegistry registry = IdempotencyRegistry.create(RedisIdempotencyStore.create(redis),
-                        LONG, LONG, Duration.ZERO, Metrics.createMeterRegistry(MetricsConfig.create()))) {
+                        LONG, LONG, Duration.ZERO, Quota.UNLIMITED, Metrics.createMeterRegistry(MetricsConfig.create()))) {
             Claim.Acquired claim = (Claim.Acquired) registry.claim(key, request);
             java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
             java.util.concurrent.atomic.AtomicBoolean stillInterrupted = new java.util.concurrent.atomic.AtomicBoolean();
@@ -162,7 +162,7 @@ class RedisBackendTest {
             requestThread.join();
             assertThat(released.get(), is(true));
             assertThat("the interrupt is kept for the caller", stillInterrupted.get(), is(true));
-            assertThat(RedisIdempotencyStore.create(redis).claim(key, request, LONG), instanceOf(Claim.Acquired.class));
+            assertThat(RedisIdempotencyStore.create(redis).claim(key, request, LONG, Quota.UNLIMITED), instanceOf(Claim.Acquired.class));
         }
     }
 

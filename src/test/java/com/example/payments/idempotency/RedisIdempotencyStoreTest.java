@@ -65,7 +65,7 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
     void theDecisionIsKeptUnderItsKindAndIdForTheRetentionAndTheCompletedKeyNoLonger() {
         String key = RequestIdentities.lookupKey("authorize", "m_123", new IdempotencyKey(UUID.randomUUID().toString()));
         Identity identity = identity("1");
-        Claim.Acquired claim = (Claim.Acquired) store.claim(key, List.of(identity), LONG);
+        Claim.Acquired claim = (Claim.Acquired) store.claim(key, List.of(identity), LONG, Quota.UNLIMITED);
         store.recordAndComplete(key, identity, claim.token(), decision(identity, "ttl"), Duration.ofHours(24));
 
         long decisionTtl = connection.call("pttl", c -> c.pttl(PREFIX + "authorization:" + identity.decision().id()));
@@ -81,7 +81,7 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
     void whenTheScriptIsRefusedTheDecisionIsStillRecordedAndTheNextClaimRecoversIt() {
         String key = RequestIdentities.lookupKey("authorize", "m_123", new IdempotencyKey(UUID.randomUUID().toString()));
         Identity identity = identity("2");
-        Claim.Acquired claim = (Claim.Acquired) store.claim(key, List.of(identity), LONG);
+        Claim.Acquired claim = (Claim.Acquired) store.claim(key, List.of(identity), LONG, Quota.UNLIMITED);
         Decision decision = decision(identity, "refused script");
         connection.call("acl", c -> c.aclSetuser("default", io.lettuce.core.AclSetuserArgs.Builder.removeCommand(
                 io.lettuce.core.protocol.CommandType.EVALSHA)));
@@ -93,7 +93,7 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
                     io.lettuce.core.protocol.CommandType.EVALSHA)));
         }
         assertThat(recorded, is(new Recorded(decision, true, false)));
-        assertThat(store.claim(key, List.of(identity), LONG), is(new Claim.Replay(decision, true)));
+        assertThat(store.claim(key, List.of(identity), LONG, Quota.UNLIMITED), is(new Claim.Replay(decision, true)));
     }
 
     static IdempotencySettings.RedisSettings settings(String uri, int minReplicasAck) {

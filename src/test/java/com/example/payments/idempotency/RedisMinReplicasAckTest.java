@@ -41,7 +41,7 @@ class RedisMinReplicasAckTest {
                 RedisConnection onReplica = RedisConnection.create(RedisIdempotencyStoreTest.settings(replica.uri(),
                                                                                                       0))) {
             RedisIdempotencyStore store = RedisIdempotencyStore.create(redis);
-            Claim.Acquired claim = (Claim.Acquired) store.claim(key, List.of(REQUEST), LONG);
+            Claim.Acquired claim = (Claim.Acquired) store.claim(key, List.of(REQUEST), LONG, Quota.UNLIMITED);
             assertThat(store.recordAndComplete(key, REQUEST, claim.token(), DECISION, LONG).completed(), is(true));
 
             byte[] state = onReplica.call("read replica", commands -> commands.hget(
@@ -60,13 +60,13 @@ class RedisMinReplicasAckTest {
             RedisIdempotencyStore store = RedisIdempotencyStore.create(redis);
             long start = System.nanoTime();
             IdempotencyStore.UnavailableException e = assertThrows(IdempotencyStore.UnavailableException.class,
-                    () -> store.claim(key, List.of(REQUEST), LONG));
+                    () -> store.claim(key, List.of(REQUEST), LONG, Quota.UNLIMITED));
             assertThat(Duration.ofNanos(System.nanoTime() - start), lessThan(Duration.ofMillis(1300)));
             assertThat(e.getMessage(), containsString("not confirmed by 1 Redis replica"));
 
             try (RedisConnection unreplicated = RedisConnection.create(RedisIdempotencyStoreTest.settings(
                     primary.uri(), 0))) {
-                assertThat(RedisIdempotencyStore.create(unreplicated).claim(key, List.of(REQUEST), LONG),
+                assertThat(RedisIdempotencyStore.create(unreplicated).claim(key, List.of(REQUEST), LONG, Quota.UNLIMITED),
                            instanceOf(Claim.Acquired.class));
             }
         }
@@ -78,7 +78,7 @@ class RedisMinReplicasAckTest {
                 RedisServer replica = primary.startReplica();
                 RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(primary.uri(), 1))) {
             RedisIdempotencyStore store = RedisIdempotencyStore.create(redis);
-            Claim.Acquired claim = (Claim.Acquired) store.claim(key, List.of(REQUEST), LONG);
+            Claim.Acquired claim = (Claim.Acquired) store.claim(key, List.of(REQUEST), LONG, Quota.UNLIMITED);
             replica.pause();
             try {
                 assertThrows(IdempotencyStore.UnavailableException.class,
@@ -86,7 +86,7 @@ class RedisMinReplicasAckTest {
             } finally {
                 replica.resume();
             }
-            assertThat(store.claim(key, List.of(REQUEST), LONG), is(new Claim.Replay(DECISION, false)));
+            assertThat(store.claim(key, List.of(REQUEST), LONG, Quota.UNLIMITED), is(new Claim.Replay(DECISION, false)));
         }
     }
 
@@ -103,7 +103,7 @@ class RedisMinReplicasAckTest {
             try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
                 for (int i = 0; i < 200; i++) {
                     String own = key + ":" + i;
-                    claims.add(threads.submit(() -> store.claim(own, List.of(REQUEST), LONG)));
+                    claims.add(threads.submit(() -> store.claim(own, List.of(REQUEST), LONG, Quota.UNLIMITED)));
                 }
             }
             for (Future<Claim> claim : claims) {

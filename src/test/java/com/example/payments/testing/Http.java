@@ -8,7 +8,8 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /**
- * Small wrapper over the JDK {@link HttpClient} for tests: one shared client, short timeouts, string bodies.
+ * Small wrapper over the JDK {@link HttpClient} for tests: one shared client, short timeouts, string bodies, the
+ * development API key ({@link TestCredentials}) unless a test says otherwise.
  */
 public final class Http {
 
@@ -35,8 +36,24 @@ public final class Http {
      * @throws InterruptedException when interrupted
      */
     public static HttpResponse<String> get(String uri) throws IOException, InterruptedException {
-        return CLIENT.send(HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(20)).GET().build(),
-                           HttpResponse.BodyHandlers.ofString());
+        return get(uri, TestCredentials.AUTHORIZATION);
+    }
+
+    /**
+     * GET with the given credentials.
+     *
+     * @param uri           full URI
+     * @param authorization {@code Authorization} header value, or {@code null} to send none
+     * @return response
+     * @throws IOException          on connection failure
+     * @throws InterruptedException when interrupted
+     */
+    public static HttpResponse<String> get(String uri, String authorization) throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(20)).GET();
+        if (authorization != null) {
+            request.header("Authorization", authorization);
+        }
+        return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     /**
@@ -51,7 +68,23 @@ public final class Http {
      */
     public static HttpResponse<String> post(String uri, String idempotencyKey, String body)
             throws IOException, InterruptedException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(uri))
+        return post(uri, idempotencyKey, body, TestCredentials.AUTHORIZATION);
+    }
+
+    /**
+     * POST of a JSON authorization with the given credentials.
+     *
+     * @param uri            full URI
+     * @param idempotencyKey header value, or {@code null} to omit it
+     * @param body           JSON body
+     * @param authorization  {@code Authorization} header value, or {@code null} to send none
+     * @return response
+     * @throws IOException          on connection failure
+     * @throws InterruptedException when interrupted
+     */
+    public static HttpResponse<String> post(String uri, String idempotencyKey, String body, String authorization)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder request = authorized(HttpRequest.newBuilder(URI.create(uri)), authorization)
                 .timeout(Duration.ofSeconds(30))
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body));
@@ -59,6 +92,20 @@ public final class Http {
             request.header("Idempotency-Key", idempotencyKey);
         }
         return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * A request builder with the test configuration's development key ({@link TestCredentials#AUTHORIZATION}).
+     *
+     * @param uri full URI
+     * @return the builder
+     */
+    public static HttpRequest.Builder request(String uri) {
+        return authorized(HttpRequest.newBuilder(URI.create(uri)), TestCredentials.AUTHORIZATION);
+    }
+
+    private static HttpRequest.Builder authorized(HttpRequest.Builder request, String authorization) {
+        return authorization == null ? request : request.header("Authorization", authorization);
     }
 
     /**

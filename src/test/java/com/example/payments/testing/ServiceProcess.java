@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -19,7 +20,8 @@ import java.util.regex.Pattern;
 
 /**
  * The built service ({@code target/payments-authorization.jar}) running as a child JVM, for tests that need a real
- * process: real signals, real exit codes, real logs. Ports are chosen by the OS (port 0) and read from the startup
+ * process: real signals, real exit codes, real logs. It accepts the test configuration's API keys
+ * ({@link TestCredentials}) unless the test configures keys ({@code auth.api-keys}) or a config file itself. Ports are chosen by the OS (port 0) and read from the startup
  * log line. Captures stdout and stderr line by line with the time each line arrived.
  */
 public final class ServiceProcess implements AutoCloseable {
@@ -97,7 +99,7 @@ public final class ServiceProcess implements AutoCloseable {
         command.add(javaBinary());
         command.add("-Dserver.port=" + properties.getOrDefault("server.port", "0"));
         command.add("-Dhealth-server.port=" + properties.getOrDefault("health-server.port", "0"));
-        properties.forEach((key, value) -> {
+        withTestKeys(properties, env).forEach((key, value) -> {
             if (!key.endsWith(".port")) {
                 command.add("-D" + key + "=" + value);
             }
@@ -132,6 +134,16 @@ public final class ServiceProcess implements AutoCloseable {
         ServiceProcess service = new ServiceProcess(builder.start());
         service.awaitStarted(startupTimeout);
         return service;
+    }
+
+    // The test configuration's API keys, unless the test configures keys or gives its own config file.
+    private static Map<String, String> withTestKeys(Map<String, String> properties, Map<String, String> env) {
+        if (properties.containsKey("auth.api-keys") || env.containsKey("APP_CONFIG_FILE")) {
+            return properties;
+        }
+        Map<String, String> withKeys = new LinkedHashMap<>(TestCredentials.config());
+        withKeys.putAll(properties);
+        return withKeys;
     }
 
     // exec keeps the process id, so signals and waitFor reach the JVM itself.
@@ -181,7 +193,7 @@ public final class ServiceProcess implements AutoCloseable {
             throws Exception {
         ServiceProcess service;
         List<String> command = new ArrayList<>(List.of(javaBinary()));
-        properties.forEach((key, value) -> command.add("-D" + key + "=" + value));
+        withTestKeys(properties, env).forEach((key, value) -> command.add("-D" + key + "=" + value));
         command.addAll(List.of("-jar", Path.of("target", "payments-authorization.jar").toString()));
         ProcessBuilder builder = new ProcessBuilder(withFileLimit(command, fileLimit)).redirectErrorStream(true);
         builder.environment().remove("APP_CONFIG_FILE");

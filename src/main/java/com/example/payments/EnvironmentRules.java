@@ -1,0 +1,74 @@
+package com.example.payments;
+
+import java.util.Locale;
+
+import com.example.payments.authentication.AuthSettings;
+import com.example.payments.authorization.AuthorizerSettings;
+import com.example.payments.config.ConfigurationException;
+import com.example.payments.idempotency.IdempotencySettings;
+import com.example.payments.lifecycle.ShutdownSettings;
+
+/**
+ * What {@code app.environment} staging and prod refuse at startup (exit 2, one line naming the key), whichever
+ * idempotency store is selected: every setting that exists for tests, laptops or load tests, and every credential
+ * published in this repository. Dev, the tests and multi-replica test setups keep all of them.
+ *
+ * <ul>
+ *     <li>{@code authorizer.type: rule-based}: approves test cards against an issuer simulated in-process; staging
+ *     and prod call an issuer API ({@code http}, {@code authorizer.http.uri}).</li>
+ *     <li>The development fingerprint secret of {@code application.yaml}, current or previous: with it, fingerprints
+ *     and attempt ids are keyed by a value anyone can read here.</li>
+ *     <li>No API key at all (a missing or empty Secret), or a key published in this repository (the development key
+ *     of {@code config/dev} and the README, the tests' keys).</li>
+ *     <li>{@code shutdown.mode: naive}: for side-by-side load tests only (DESIGN §4).</li>
+ * </ul>
+ */
+final class EnvironmentRules {
+
+    private EnvironmentRules() {
+    }
+
+    /**
+     * Checks the settings against the rules of their environment.
+     *
+     * @param settings every other setting, already valid on its own
+     * @throws ConfigurationException naming the first refused key and what the environment allows instead
+     */
+    static void check(AppSettings settings) {
+        if (settings.environment() == AppSettings.Environment.DEV) {
+            return;
+        }
+        String environment = "app.environment " + settings.environment().name().toLowerCase(Locale.ROOT);
+        if (settings.authorizer().type() != AuthorizerSettings.Type.HTTP) {
+            throw new ConfigurationException("authorizer.type", "'rule-based' is refused with " + environment
+                    + " (it approves test cards in-process); allowed: http, with authorizer.http.uri naming the issuer");
+        }
+        IdempotencySettings idempotency = settings.idempotency();
+        if (idempotency.fingerprintSecret().equals(IdempotencySettings.DEVELOPMENT_SECRET)) {
+            throw new ConfigurationException("idempotency.fingerprint-secret", "the development value of "
+                    + "application.yaml is refused with " + environment + "; allowed: a secret of at least "
+                    + IdempotencySettings.MIN_SECRET_LENGTH + " characters from the Secret payments-authorization-secrets "
+                    + "(IDEMPOTENCY_FINGERPRINT_SECRET)");
+        }
+        if (idempotency.previousSecret().filter(IdempotencySettings.DEVELOPMENT_SECRET::equals).isPresent()) {
+            throw new ConfigurationException("idempotency.fingerprint-secret-previous", "the development value of "
+                    + "application.yaml is refused with " + environment + "; allowed: unset, or the secret used before "
+                    + "the current one");
+        }
+        AuthSettings auth = settings.auth();
+        if (auth.apiKeys().size() == 0) {
+            throw new ConfigurationException(AuthSettings.API_KEYS_FILE, "no API key configured with " + environment
+                    + " (every request would be refused); allowed: a file of 'sha256:<hex> <merchant-id>' lines, the "
+                    + "Secret payments-authorization-api-keys mounted read-only");
+        }
+        auth.apiKeys().publishedKeySource().ifPresent(source -> {
+            throw new ConfigurationException(source, "holds an API key published in this repository (the development "
+                    + "or a test key), refused with " + environment + "; allowed: hashes of keys generated for this "
+                    + "environment only");
+        });
+        if (settings.shutdown().mode() == ShutdownSettings.Mode.NAIVE) {
+            throw new ConfigurationException("shutdown.mode", "'naive' is refused with " + environment + " (it drops "
+                    + "in-flight requests at SIGTERM); allowed: graceful");
+        }
+    }
+}
