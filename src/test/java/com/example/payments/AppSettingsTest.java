@@ -86,7 +86,7 @@ class AppSettingsTest {
             + "<merchant-id>' per line, the merchant id 1 to 64 characters of A-Z, a-z, 0-9, '.', '_', '-'",
             "auth.api-keys-file#/nonexistent/api-keys#auth.api-keys-file: '/nonexistent/api-keys' cannot be read "
             + "(NoSuchFileException); allowed: a readable file of API key hashes, e.g. the Secret "
-            + "payments-authorization-api-keys mounted at /etc/payments-authorization/api-keys"})
+            + "payments-authorization-api-keys mounted at /etc/payments-authorization-api-keys"})
     void aWrongValueFailsNamingTheKeyAndTheAllowedRange(String key, String value, String message) {
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(Map.of(key, value)));
         assertThat(e.getMessage(), is(message));

@@ -14,7 +14,7 @@ import com.example.payments.config.ConfigurationException;
  *
  * @param apiKeys     every accepted key: those of {@code auth.api-keys} (inline text, no default; the development key
  *                    of {@code config/dev} and the tests) and of the file {@code auth.api-keys-file} (no default; a
- *                    Kubernetes Secret mounted read-only, e.g. {@code /etc/payments-authorization/api-keys/api-keys}),
+ *                    Kubernetes Secret mounted read-only, e.g. {@code /etc/payments-authorization-api-keys/api-keys}),
  *                    both in the {@link ApiKeys} text form; none means every business request gets 401
  * @param apiKeysFile {@code auth.api-keys-file}, when set
  */
@@ -49,7 +49,7 @@ public record AuthSettings(ApiKeys apiKeys, Optional<Path> apiKeysFile) {
         } catch (IOException | RuntimeException e) {
             throw new ConfigurationException(API_KEYS_FILE, "'" + file + "' cannot be read (" + e.getClass().getSimpleName()
                     + "); allowed: a readable file of API key hashes, e.g. the Secret payments-authorization-api-keys "
-                    + "mounted at /etc/payments-authorization/api-keys");
+                    + "mounted at /etc/payments-authorization-api-keys");
         }
     }
 }

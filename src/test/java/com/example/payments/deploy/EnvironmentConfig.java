@@ -1,11 +1,16 @@
 package com.example.payments.deploy;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -22,6 +27,10 @@ import io.helidon.config.ConfigSources;
  * The configuration a pod of a rendered overlay runs with, layered as {@code Main.config} layers it: the container's
  * Secret-backed environment variables, above the file named by {@code APP_CONFIG_FILE} (read from the very ConfigMap
  * the Deployment mounts at that path), above {@code application.yaml}.
+ *
+ * <p>Secrets are created outside this repository (docs/security.md), so no overlay renders one for staging or prod:
+ * a Secret-backed variable whose Secret is not rendered is absent, as in a cluster where it was not created yet, and a
+ * test supplies stand-in values where it needs the service to start ({@link #standInSecrets}).
  */
 final class EnvironmentConfig {
 
@@ -155,6 +164,44 @@ final class EnvironmentConfig {
         return content;
     }
 
+    /**
+     * Values a real environment's Secrets would supply, for tests that need the service to accept the configuration:
+     * a fingerprint secret, the store's URI with its credentials, and a file of API key hashes holding one freshly
+     * generated key (in no file of this repository), at a temporary path standing in for the Secret's mount.
+     *
+     * @param dir where the stand-in key file is written
+     * @return config key to value: {@code idempotency.fingerprint-secret}, {@code idempotency.redis.uri},
+     *         {@code auth.api-keys-file}
+     */
+    static Map<String, String> standInSecrets(Path dir) {
+        return standInSecrets(dir, "sha256:" + HexFormat.of().formatHex(randomBytes()) + " m_123");
+    }
+
+    /**
+     * Like {@link #standInSecrets(Path)}, with the given content of the API key file.
+     *
+     * @param dir     where the stand-in key file is written
+     * @param apiKeys the file's content, in the {@code ApiKeys} text form
+     * @return config key to value
+     */
+    static Map<String, String> standInSecrets(Path dir, String apiKeys) {
+        try {
+            Path file = Files.createTempFile(dir, "api-keys", "");
+            Files.writeString(file, apiKeys + "\n");
+            return Map.of("idempotency.fingerprint-secret", "stand-in-for-a-real-secret-of-32-chars",
+                          "idempotency.redis.uri", "rediss://payments-authorization:stand-in@redis.example.com:6380/0",
+                          "auth.api-keys-file", file.toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static byte[] randomBytes() {
+        byte[] bytes = new byte[32];
+        new SecureRandom().nextBytes(bytes);
+        return bytes;
+    }
+
     private static Map<String, String> secretValues(RenderedOverlay overlay) {
         Map<String, String> values = new LinkedHashMap<>();
         for (EnvVar env : overlay.container().getEnv()) {
@@ -166,8 +213,9 @@ final class EnvironmentConfig {
                 throw new AssertionError("Secret-backed variable " + env.getName() + " maps to no known config key: "
                                          + "add it to EnvironmentConfig.SECRET_ENV_KEYS");
             }
-            Secret secret = overlay.secret(env.getValueFrom().getSecretKeyRef().getName());
-            values.put(key, secretValue(secret, env.getValueFrom().getSecretKeyRef().getKey()));
+            // Not rendered: created outside the repository, so the pod gets what the cluster holds.
+            overlay.optionalSecret(env.getValueFrom().getSecretKeyRef().getName()).ifPresent(secret ->
+                    values.put(key, secretValue(secret, env.getValueFrom().getSecretKeyRef().getKey())));
         }
         return values;
     }

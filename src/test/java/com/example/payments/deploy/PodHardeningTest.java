@@ -12,8 +12,6 @@ import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.apps.RollingUpdateDeployment;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Security context, ports, Service, NetworkPolicy, disruption budget and rollout strategy of every rendered overlay.
+ * Security context, ports, Service, disruption budget and rollout strategy of every rendered overlay (the NetworkPolicy:
+ * {@link NetworkPolicyTest}).
  */
 class PodHardeningTest {
 
@@ -99,24 +98,6 @@ class PodHardeningTest {
 
     @ParameterizedTest
     @MethodSource("com.example.payments.deploy.Environments#all")
-    void networkPolicyAdmitsCallersToHttpAndMonitoringToHealth(String environment) {
-        NetworkPolicy policy = RenderedOverlay.of(environment).one(NetworkPolicy.class);
-        List<NetworkPolicyIngressRule> rules = policy.getSpec().getIngress();
-
-        assertTrue(rules.stream().anyMatch(r -> ports(r).contains("http")), "no rule admits callers to http");
-        for (NetworkPolicyIngressRule rule : rules) {
-            if (ports(rule).contains("health")) {
-                assertEquals(List.of("health"), ports(rule), "health must have a rule of its own");
-                assertTrue(rule.getFrom().stream().allMatch(peer -> peer.getNamespaceSelector() != null
-                        && "monitoring".equals(peer.getNamespaceSelector().getMatchLabels()
-                                                       .get("kubernetes.io/metadata.name"))),
-                           "only the monitoring namespace may reach the health listener");
-            }
-        }
-    }
-
-    @ParameterizedTest
-    @MethodSource("com.example.payments.deploy.Environments#all")
     void rolloutsAndDisruptionsTakeOnePodAtATime(String environment) {
         RenderedOverlay overlay = RenderedOverlay.of(environment);
         RollingUpdateDeployment rolling = overlay.deployment().getSpec().getStrategy().getRollingUpdate();
@@ -150,9 +131,5 @@ class PodHardeningTest {
         return container.getPorts().stream().filter(p -> name.equals(p.getName())).findFirst()
                 .map(ContainerPort::getContainerPort)
                 .orElseThrow(() -> new AssertionError("no container port named " + name));
-    }
-
-    private static List<String> ports(NetworkPolicyIngressRule rule) {
-        return rule.getPorts().stream().map(p -> p.getPort().getStrVal()).toList();
     }
 }

@@ -196,8 +196,18 @@ final class RenderedOverlay {
      * @return the Secret
      */
     Secret secret(String name) {
-        return all(Secret.class).stream().filter(s -> name.equals(s.getMetadata().getName())).findFirst()
-                .orElseThrow(() -> new AssertionError("no Secret named " + name));
+        return optionalSecret(name).orElseThrow(() -> new AssertionError("no Secret named " + name));
+    }
+
+    /**
+     * A rendered Secret by name, if the overlay renders it (staging and prod never do: their Secrets are created
+     * outside the repository).
+     *
+     * @param name Secret name
+     * @return the Secret, or empty
+     */
+    Optional<Secret> optionalSecret(String name) {
+        return all(Secret.class).stream().filter(s -> name.equals(s.getMetadata().getName())).findFirst();
     }
 
     /**
