@@ -181,6 +181,8 @@ class AuthenticationApiTest {
         assertThat(forbidden.statusCode(), is(403));
         assertThat(forbidden.headers().firstValue("Content-Type").orElseThrow(), is("application/problem+json"));
         assertThat(Json.mapper().readTree(forbidden.body()).get("type").asText(), containsString("forbidden"));
+        assertThat(Json.mapper().readTree(forbidden.body()).get("errors").get(0).get("pointer").asText(),
+                   is("#/merchantId"));
         assertThat(failures("merchant_mismatch") - before, is(1.0));
         assertThat(logs.text(), containsString("Access denied to merchant m_123 (merchant_mismatch): POST "
                                                + "/v1/authorizations"));

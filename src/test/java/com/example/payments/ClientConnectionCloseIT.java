@@ -7,6 +7,7 @@ import java.util.stream.Stream;
 import com.example.payments.testing.Http;
 import com.example.payments.testing.RawHttp;
 import com.example.payments.testing.ServiceProcess;
+import com.example.payments.testing.TestCredentials;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -106,7 +107,9 @@ class ClientConnectionCloseIT {
     private static Map<String, String> headers(boolean close) {
         Map<String, String> headers = new java.util.LinkedHashMap<>(Map.of("Content-Type", "application/json",
                                                                             "Idempotency-Key",
-                                                                            "close-" + System.nanoTime()));
+                                                                            "close-" + System.nanoTime(),
+                                                                            "Authorization",
+                                                                            TestCredentials.AUTHORIZATION));
         if (close) {
             headers.put("Connection", "close");
         }

@@ -69,6 +69,29 @@ class ConfigurationErrorsIT {
     }
 
     @Test
+    void prodRefusesTheTestAuthorizerWithOneLine() throws Exception {
+        ServiceProcess.Exited exited = ServiceProcess.runToExit(Map.of("app.environment", "prod"), Map.of());
+        assertThat(exited.status(), is(2));
+        assertThat(exited.output(), hasItem("Invalid configuration: authorizer.type: 'rule-based' is refused with "
+                                            + "app.environment prod (it approves test cards in-process); allowed: "
+                                            + "http, with authorizer.http.uri naming the issuer"));
+    }
+
+    @Test
+    void stagingRefusesTheDevelopmentKeyOfConfigDevWithOneLine() throws Exception {
+        ServiceProcess.Exited exited = ServiceProcess.runToExit(
+                Map.of("app.environment", "staging", "authorizer.type", "http",
+                       "authorizer.http.uri", "https://issuer.example.com"),
+                Map.of("APP_CONFIG_FILE", "config/dev/config.yaml",
+                       "IDEMPOTENCY_FINGERPRINT_SECRET", "stand-in-for-a-real-secret-of-32-chars"));
+        assertThat(exited.status(), is(2));
+        assertThat(exited.output().stream().filter(line -> line.startsWith("Invalid configuration: ")).toList(),
+                   is(java.util.List.of("Invalid configuration: auth.api-keys: holds an API key published in this "
+                                        + "repository (the development or a test key), refused with app.environment "
+                                        + "staging; allowed: hashes of keys generated for this environment only")));
+    }
+
+    @Test
     void aConfigFileThatIsNotValidYamlStopsStartupWithOneLine(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("config.yaml");
         Files.writeString(file, "server:\n  port: [oops\n");

@@ -15,6 +15,7 @@ import com.example.payments.testing.Http;
 import com.example.payments.testing.MetricsScrape;
 import com.example.payments.testing.RawHttp;
 import com.example.payments.testing.ServiceProcess;
+import com.example.payments.testing.TestCredentials;
 
 import org.junit.jupiter.api.Test;
 
@@ -96,10 +97,12 @@ class ConnectionLimitsIT {
             assertThat("header section, one byte every 300 ms",
                        trickle(port, "GET /ping HTTP/1.1\r\n", "X-Slow: " + "a".repeat(200)), is("closed"));
             assertThat("body, one byte every 300 ms", trickle(port,
-                    "POST /v1/authorizations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    "POST /v1/authorizations HTTP/1.1\r\nHost: x\r\n" + TestCredentials.HEADER_LINE
+                    + "Content-Type: application/json\r\n"
                     + "Idempotency-Key: slow-body\r\nContent-Length: 300\r\n\r\n", " ".repeat(300)), is("closed"));
             try (RawHttp stalled = RawHttp.connect(port, null, "stalled-body")) {
-                stalled.send("POST /v1/authorizations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                stalled.send("POST /v1/authorizations HTTP/1.1\r\nHost: x\r\n" + TestCredentials.HEADER_LINE
+                             + "Content-Type: application/json\r\n"
                              + "Idempotency-Key: stalled-body\r\nContent-Length: 300\r\n\r\n{");
                 assertThat("a stalled body", stalled.awaitServerClose(Duration.ofSeconds(10)), is(true));
             }
@@ -117,7 +120,8 @@ class ConnectionLimitsIT {
              RawHttp slow2 = RawHttp.connect(service.businessPort(), null, "slow-2")) {
             String base = "http://127.0.0.1:" + service.businessPort();
             for (RawHttp slow : List.of(slow1, slow2)) {
-                slow.send("POST /v1/authorizations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                slow.send("POST /v1/authorizations HTTP/1.1\r\nHost: x\r\n" + TestCredentials.HEADER_LINE
+                          + "Content-Type: application/json\r\n"
                           + "Idempotency-Key: slow-" + System.nanoTime() + "\r\nContent-Length: 300\r\n\r\n{");
             }
             String ready = awaitReadiness(service, 503);

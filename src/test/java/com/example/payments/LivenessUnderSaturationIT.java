@@ -14,6 +14,7 @@ import com.example.payments.testing.ProbePoller;
 import com.example.payments.testing.RawHttp;
 import com.example.payments.testing.ServiceProcess;
 import com.example.payments.testing.Timeline;
+import com.example.payments.testing.TestCredentials;
 
 import org.junit.jupiter.api.Test;
 
@@ -110,7 +111,8 @@ class LivenessUnderSaturationIT {
         byte[] body = Http.VALID_BODY.getBytes(StandardCharsets.UTF_8);
         for (int request = 0; System.nanoTime() < end; request++) {
             try (RawHttp connection = RawHttp.connect(port, null, "slow-" + client)) {
-                connection.send("POST /v1/authorizations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                connection.send("POST /v1/authorizations HTTP/1.1\r\nHost: x\r\n" + TestCredentials.HEADER_LINE
+                                + "Content-Type: application/json\r\n"
                                 + "Idempotency-Key: slow-" + client + "-" + request + "\r\nContent-Length: "
                                 + body.length + "\r\n\r\n");
                 int piece = body.length / 10 + 1;

@@ -24,7 +24,8 @@ import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.is;
 
 /**
- * Runs every {@code console} example of README.md with curl against the built jar, in order, and fails when a shown
+ * Runs every {@code console} example of README.md with curl against the built jar started as the README starts it
+ * ({@code APP_CONFIG_FILE=config/dev/config.yaml}, the development API key), in order, and fails when a shown
  * status, header or body field differs from what the service really answers. Ids and timestamps differ from run to
  * run: a shown id is mapped to the real one the first time it appears, a shown {@code createdAt} must be an instant.
  */
@@ -41,7 +42,9 @@ class ReadmeExamplesIT {
         List<Example> examples = examples(Files.readAllLines(Path.of("README.md"), StandardCharsets.UTF_8));
         assertThat("console examples in README.md", examples.size(), greaterThan(10));
         Map<String, String> ids = new HashMap<>();
-        try (ServiceProcess service = ServiceProcess.start(Map.of())) {
+        // As the README starts it: on the development config, which holds the development API key.
+        try (ServiceProcess service = ServiceProcess.start(Map.of(), Map.of("APP_CONFIG_FILE",
+                                                                            "config/dev/config.yaml"))) {
             for (Example example : examples) {
                 String command = example.command()
                         .replace("localhost:8080", "127.0.0.1:" + service.businessPort())

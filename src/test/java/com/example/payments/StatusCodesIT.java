@@ -11,6 +11,7 @@ import com.example.payments.http.Json;
 import com.example.payments.testing.Http;
 import com.example.payments.testing.RawHttp;
 import com.example.payments.testing.ServiceProcess;
+import com.example.payments.testing.TestCredentials;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import org.junit.jupiter.api.AfterAll;
@@ -35,6 +36,7 @@ import static org.hamcrest.Matchers.startsWith;
 class StatusCodesIT {
 
     private static final String HOST = "Host: 127.0.0.1\r\n";
+    private static final String AUTHORIZATION = "Authorization: " + TestCredentials.AUTHORIZATION + "\r\n";
     private static final String BIG_HEADER = "X-Padding: " + "a".repeat(20_000) + "\r\n";
     private static final String LONG_TARGET = "/" + "a".repeat(5000);
     private static ServiceProcess service;
@@ -68,6 +70,17 @@ class StatusCodesIT {
                 row(Port.HEALTH, "HEAD /health/startup", 200, Map.of("cache-control", "no-store"), false),
                 row(Port.HEALTH, "HEAD /health", 200, Map.of("cache-control", "no-store"), false),
                 row(Port.HEALTH, "HEAD /metrics", 200, Map.of("content-type", "text/plain"), false),
+                // no credentials on the business listener: 401 with the challenge (RFC 9110 section 11.6.1); /ping and
+                // the health listener need none
+                anonymous(Port.BUSINESS, "HEAD {authorization}", 401, Map.of("www-authenticate",
+                        "Bearer realm=\"payments-authorization\"")),
+                anonymous(Port.BUSINESS, "GET /v1/authorizations/unknown", 401, Map.of("www-authenticate",
+                        "Bearer realm=\"payments-authorization\"")),
+                anonymous(Port.BUSINESS, "POST /v1/authorizations", 401, Map.of("www-authenticate",
+                        "Bearer realm=\"payments-authorization\"")),
+                anonymous(Port.BUSINESS, "GET /nope", 401, Map.of()),
+                anonymous(Port.BUSINESS, "GET /ping", 200, Map.of()),
+                anonymous(Port.HEALTH, "GET /health/ready", 200, Map.of()),
                 // a known path, a method it does not serve: 405 with Allow
                 row(Port.BUSINESS, "HEAD /v1/authorizations", 405, Map.of("allow", "POST"), false),
                 row(Port.BUSINESS, "GET /v1/authorizations", 405, Map.of("allow", "POST"), false),
@@ -100,16 +113,29 @@ class StatusCodesIT {
                 raw(Port.BUSINESS, "GET /ping HTTP/2.0\r\n" + HOST + "\r\n", 505),
                 raw(Port.HEALTH, "GET /health/live HTTP/1.0\r\n\r\n", 505),
                 // a transfer coding not implemented: 501 (RFC 9112 section 6.1)
-                raw(Port.BUSINESS, "POST /v1/authorizations HTTP/1.1\r\n" + HOST + "Content-Type: application/json\r\n"
-                                   + "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", 501));
+                raw(Port.BUSINESS, "POST /v1/authorizations HTTP/1.1\r\n" + HOST + AUTHORIZATION
+                                   + "Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n",
+                    501));
     }
 
+    // With the development key on the business listener, as a client of the API sends it.
     private static Arguments row(Port port, String request, int status, Map<String, String> headers,
                                  boolean closes) {
+        return row(port, request, port == Port.BUSINESS ? AUTHORIZATION : "", status, headers, closes);
+    }
+
+    // Without credentials.
+    private static Arguments anonymous(Port port, String request, int status, Map<String, String> headers) {
+        return row(port, request + " (no credentials)", "", status, headers, false);
+    }
+
+    private static Arguments row(Port port, String name, String credentials, int status, Map<String, String> headers,
+                                 boolean closes) {
+        String request = name.replace(" (no credentials)", "");
         String[] parts = request.split(" ", 2);
-        String text = request + " HTTP/1.1\r\n" + HOST + (parts[0].equals("POST") || parts[0].equals("PUT")
+        String text = request + " HTTP/1.1\r\n" + HOST + credentials + (parts[0].equals("POST") || parts[0].equals("PUT")
                 ? "Content-Length: 0\r\n" : "") + "\r\n";
-        return Arguments.of(port, request, text, parts[0].equals("HEAD"), status, headers, closes);
+        return Arguments.of(port, name, text, parts[0].equals("HEAD"), status, headers, closes);
     }
 
     private static Arguments raw(Port port, String request, int status) {

@@ -12,6 +12,7 @@ import com.example.payments.http.ConnectionCloseFilter;
 import com.example.payments.testing.Http;
 import com.example.payments.testing.RawHttp;
 import com.example.payments.testing.ServiceProcess;
+import com.example.payments.testing.TestCredentials;
 
 import io.helidon.webserver.WebServer;
 import org.junit.jupiter.api.AfterAll;
@@ -37,6 +38,7 @@ class UnreadBodyIT {
     private static final String JSON = "Content-Type: application/json\r\n";
     private static final String EXPECT = "Expect: 100-continue\r\n";
     private static final String LENGTH = "Content-Length: " + SMUGGLED.length() + "\r\n";
+    private static final String AUTH = "Authorization: " + TestCredentials.AUTHORIZATION + "\r\n";
     private static ServiceProcess service;
 
     @BeforeAll
@@ -53,10 +55,14 @@ class UnreadBodyIT {
     static Stream<Arguments> earlyAnswers() {
         return Stream.of(
                 // port, request head, whether the client waits for 100 Continue, expected early answer
-                Arguments.of("business", "POST /v1/authorizations", "Content-Type: text/plain\r\n" + EXPECT + LENGTH,
-                             true, 415),
-                Arguments.of("business", "POST /v1/authorizations", "Content-Type: text/plain\r\n" + LENGTH, false,
-                             415),
+                Arguments.of("business", "POST /v1/authorizations", AUTH + "Content-Type: text/plain\r\n" + EXPECT
+                                                                    + LENGTH, true, 415),
+                Arguments.of("business", "POST /v1/authorizations", AUTH + "Content-Type: text/plain\r\n" + LENGTH,
+                             false, 415),
+                // No or wrong credentials: 401 before the body is looked at (DESIGN §6).
+                Arguments.of("business", "POST /v1/authorizations", JSON + EXPECT + LENGTH, true, 401),
+                Arguments.of("business", "POST /v1/authorizations", "Authorization: Bearer not-a-key\r\n" + JSON
+                                                                    + LENGTH, false, 401),
                 Arguments.of("business", "POST /nope", JSON + EXPECT + LENGTH, true, 404),
                 Arguments.of("business", "POST /ping", JSON + EXPECT + LENGTH, true, 405),
                 Arguments.of("business", "PUT /v1/authorizations/some-id", JSON + LENGTH, false, 405),
@@ -92,7 +98,8 @@ class UnreadBodyIT {
     @Test
     void aChunkedBodyOverTheLimitIsAnsweredAndItsRestNeverParsed() throws Exception {
         try (RawHttp connection = RawHttp.connect(service.businessPort(), null, "chunked-413")) {
-            connection.send("POST /v1/authorizations HTTP/1.1\r\nHost: 127.0.0.1\r\n" + JSON + "Idempotency-Key: k\r\n"
+            connection.send("POST /v1/authorizations HTTP/1.1\r\nHost: 127.0.0.1\r\n" + AUTH + JSON
+                            + "Idempotency-Key: k\r\n"
                             + "Transfer-Encoding: chunked\r\n\r\n4400\r\n");
             sendQuietly(connection, "a".repeat(0x4400) + "\r\n" + Integer.toHexString(SMUGGLED.length()) + "\r\n"
                                     + SMUGGLED + "\r\n0\r\n\r\n" + SMUGGLED);
@@ -120,7 +127,7 @@ class UnreadBodyIT {
         // 400 for the missing key comes after the body was read (DESIGN §6: 413 precedes 400): the 31 bytes were
         // the body, 100 Continue asked for them, and the connection stays usable.
         try (RawHttp connection = RawHttp.connect(service.businessPort(), null, "read-body")) {
-            connection.send("POST /v1/authorizations HTTP/1.1\r\nHost: 127.0.0.1\r\n" + JSON + EXPECT + LENGTH
+            connection.send("POST /v1/authorizations HTTP/1.1\r\nHost: 127.0.0.1\r\n" + AUTH + JSON + EXPECT + LENGTH
                             + "\r\n");
             RawHttp.Response interim = connection.readResponse(false);
             assertThat(interim.status(), is(100));

@@ -70,17 +70,21 @@ public final class AuthFailures {
     }
 
     /**
-     * Answers 403 problem {@code forbidden}: the caller is authenticated but may not act for the merchant it named.
+     * Answers 403 problem {@code forbidden}: the caller is authenticated but may not act for the merchant a field of
+     * the request names.
      *
-     * @param req    the request
-     * @param res    the response, not yet sent
-     * @param caller the authenticated caller
-     * @param reason the {@code reason} tag, e.g. {@link #MERCHANT_MISMATCH}
-     * @param detail the problem's detail, e.g. which field named the other merchant
+     * @param req     the request
+     * @param res     the response, not yet sent
+     * @param caller  the authenticated caller
+     * @param reason  the {@code reason} tag, e.g. {@link #MERCHANT_MISMATCH}
+     * @param pointer the field, an RFC 6901 JSON pointer such as {@code #/merchantId}
      */
-    public void forbidden(ServerRequest req, ServerResponse res, Caller caller, String reason, String detail) {
+    public void forbidden(ServerRequest req, ServerResponse res, Caller caller, String reason, String pointer) {
         record(req, reason, "Access denied to merchant " + caller.merchantId());
-        ProblemResponses.send(req, res, Problem.of("forbidden", "Forbidden", 403, detail));
+        String detail = "These credentials may not act for the merchant this field names.";
+        ProblemResponses.send(req, res, Problem.of("forbidden", "Forbidden", 403, "The credentials do not allow "
+                + "acting for the merchant the request names.").withErrors(List.of(Problem.FieldError.body(pointer,
+                                                                                                          detail))));
     }
 
     private void record(ServerRequest req, String reason, String what) {

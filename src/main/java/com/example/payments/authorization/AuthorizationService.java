@@ -125,8 +125,7 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
     private void authorize(ServerRequest req, ServerResponse res, IdempotencyKey key, AuthorizationRequest request) {
         Caller caller = Caller.of(req);
         if (!caller.actsFor(request.merchantId())) {
-            failures.forbidden(req, res, caller, AuthFailures.MERCHANT_MISMATCH, "The credentials do not allow "
-                    + "acting for the merchant in #/merchantId; send the merchantId of your own account.");
+            failures.forbidden(req, res, caller, AuthFailures.MERCHANT_MISMATCH, "#/merchantId");
             return;
         }
         operation.execute(req, res, caller.merchantId(), key, request.canonicalForm(), work.of(request));

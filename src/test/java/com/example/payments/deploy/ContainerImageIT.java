@@ -27,6 +27,7 @@ import com.example.payments.http.Json;
 import com.example.payments.testing.Http;
 import com.example.payments.testing.MetricsScrape;
 import com.example.payments.testing.ServiceProcess;
+import com.example.payments.testing.TestCredentials;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import org.junit.jupiter.api.AfterAll;
@@ -63,6 +64,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 class ContainerImageIT {
 
     private static final String UID = "10001";
+    /** The test configuration's API keys, as the environment variable Helidon reads as {@code auth.api-keys}. */
+    private static final String RUN_API_KEYS = "AUTH_API_KEYS";
     private static final Duration EXIT = Duration.ofSeconds(60);
     /** Build tools and sources that must not reach the runtime image (file names). */
     private static final Set<String> BUILD_TOOLS = Set.of("javac", "jar", "jlink", "jmod", "jdeps", "jshell", "javadoc",
@@ -93,7 +96,8 @@ class ContainerImageIT {
         long start = System.nanoTime();
         service = image.run(Map.of("JDK_JAVA_OPTIONS", String.join(" ",
                 "-Dserver.port=0", "-Dhealth-server.port=0", "-Dauthorizer.simulated-latency=PT2S",
-                "-Xlog:aot", "-Xlog:class+load=info:file=/tmp/class-load.log")), tmp, pidFile);
+                "-Xlog:aot", "-Xlog:class+load=info:file=/tmp/class-load.log"),
+                RUN_API_KEYS, TestCredentials.API_KEYS), tmp, pidFile);
         service.awaitReady(EXIT);
         System.out.printf("Image %s (runtime base %s) ready %d ms after the start of run-image.sh (not asserted)%n",
                           image.config().path("Labels").path("org.opencontainers.image.title").asText(),
@@ -250,8 +254,10 @@ class ContainerImageIT {
         assertThat("the ENTRYPOINT itself, no shell in between", nulSeparated(proc.resolve("cmdline")),
                    is(strings(image.config().path("Entrypoint"))));
         List<String> environment = new ArrayList<>(strings(image.config().path("Env")));
-        environment.add(nulSeparated(proc.resolve("environ")).stream()
-                                .filter(variable -> variable.startsWith("JDK_JAVA_OPTIONS=")).findFirst().orElseThrow());
+        for (String added : List.of("JDK_JAVA_OPTIONS=", RUN_API_KEYS + "=")) {
+            environment.add(nulSeparated(proc.resolve("environ")).stream()
+                                    .filter(variable -> variable.startsWith(added)).findFirst().orElseThrow());
+        }
         assertThat("exactly the image's environment, plus what the run added", nulSeparated(proc.resolve("environ")),
                    is(environment));
         assertThat(Files.readSymbolicLink(proc.resolve("cwd")).toString(), endsWith("/app"));
@@ -280,6 +286,7 @@ class ContainerImageIT {
                                                                 + "/v1/authorizations"))
                 .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
                 .header("Idempotency-Key", "\"image-it-in-flight\"")
+                .header("Authorization", TestCredentials.AUTHORIZATION)
                 .POST(HttpRequest.BodyPublishers.ofString(Http.VALID_BODY)).build();
         CompletableFuture<HttpResponse<String>> post = Http.client()
                 .sendAsync(request, HttpResponse.BodyHandlers.ofString());

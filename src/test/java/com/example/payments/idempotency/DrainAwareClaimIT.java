@@ -19,6 +19,7 @@ import com.example.payments.testing.MetricsScrape;
 import com.example.payments.testing.RedisServer;
 import com.example.payments.testing.ServiceProcess;
 import com.example.payments.testing.Timeline;
+import com.example.payments.testing.TestCredentials;
 
 import org.junit.jupiter.api.Test;
 
@@ -167,7 +168,8 @@ class DrainAwareClaimIT {
             SlowUpload upload = new SlowUpload(new Socket("127.0.0.1", service.businessPort()), body);
             upload.socket.setSoTimeout(30_000);
             OutputStream out = upload.socket.getOutputStream();
-            out.write(("POST /v1/authorizations HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            out.write(("POST /v1/authorizations HTTP/1.1\r\nHost: 127.0.0.1\r\n" + TestCredentials.HEADER_LINE
+                       + "Content-Type: application/json\r\n"
                        + "Idempotency-Key: " + key + "\r\nContent-Length: " + upload.body.length + "\r\n\r\n")
                               .getBytes(StandardCharsets.US_ASCII));
             out.write(upload.body, 0, 10);

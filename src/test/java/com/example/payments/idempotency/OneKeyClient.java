@@ -19,6 +19,7 @@ import com.example.payments.testing.MetricsScrape;
 import com.example.payments.testing.RedisServer;
 import com.example.payments.testing.ServiceProcess;
 import com.example.payments.testing.Timeline;
+import com.example.payments.testing.TestCredentials;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.empty;
@@ -97,6 +98,7 @@ final class OneKeyClient {
                             "http://127.0.0.1:" + replica.businessPort() + "/v1/authorizations"))
                     .timeout(Duration.ofSeconds(30))
                     .header("Content-Type", "application/json").header("Idempotency-Key", key)
+                    .header("Authorization", TestCredentials.AUTHORIZATION)
                     .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
             Map<String, String> headers = new HashMap<>();
             response.headers().map().forEach((header, values) -> headers.put(header.toLowerCase(), values.getFirst()));

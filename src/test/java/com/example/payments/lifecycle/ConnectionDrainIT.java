@@ -12,6 +12,7 @@ import com.example.payments.testing.Http;
 import com.example.payments.testing.RawHttp;
 import com.example.payments.testing.ServiceProcess;
 import com.example.payments.testing.Timeline;
+import com.example.payments.testing.TestCredentials;
 
 import org.junit.jupiter.api.Test;
 
@@ -150,7 +151,7 @@ class ConnectionDrainIT {
                 }
                 RawHttp.Response response = post
                         ? connection.exchange("POST", "/v1/authorizations", Map.of("Content-Type", "application/json",
-                                                                               "Idempotency-Key", "keep-alive-" + i),
+                                "Idempotency-Key", "keep-alive-" + i, "Authorization", TestCredentials.AUTHORIZATION),
                                               Http.VALID_BODY)
                         : connection.exchange("GET", "/ping", Map.of(), null);
                 boolean serverClosed = false;

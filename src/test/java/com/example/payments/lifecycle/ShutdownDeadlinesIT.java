@@ -11,6 +11,7 @@ import com.example.payments.testing.Http;
 
 import com.example.payments.testing.ServiceProcess;
 import com.example.payments.testing.Timeline;
+import com.example.payments.testing.TestCredentials;
 
 import org.junit.jupiter.api.Test;
 
@@ -52,7 +53,8 @@ class ShutdownDeadlinesIT {
             try (Socket slow = new Socket("127.0.0.1", service.businessPort())) {
                 byte[] body = Http.VALID_BODY.getBytes(StandardCharsets.UTF_8);
                 OutputStream out = slow.getOutputStream();
-                out.write(("POST /v1/authorizations HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                out.write(("POST /v1/authorizations HTTP/1.1\r\nHost: 127.0.0.1\r\n" + TestCredentials.HEADER_LINE
+                           + "Content-Type: application/json\r\n"
                            + "Idempotency-Key: slow-upload\r\nContent-Length: " + body.length + "\r\n\r\n")
                                   .getBytes(StandardCharsets.US_ASCII));
                 out.write(body, 0, 10);

@@ -16,6 +16,7 @@ import com.example.payments.testing.MetricsScrape;
 import com.example.payments.testing.RawHttp;
 import com.example.payments.testing.ServiceProcess;
 import com.example.payments.testing.Timeline;
+import com.example.payments.testing.TestCredentials;
 
 import org.hamcrest.Description;
 import org.hamcrest.Matcher;
@@ -85,7 +86,8 @@ final class ShutdownTests {
     static RawHttp.Response post(int port, String key, Timeline timeline, String source) throws IOException {
         try (RawHttp connection = RawHttp.connect(port, timeline, source)) {
             return connection.exchange("POST", "/v1/authorizations",
-                                       Map.of("Content-Type", "application/json", "Idempotency-Key", key),
+                                       Map.of("Content-Type", "application/json", "Idempotency-Key", key,
+                                              "Authorization", TestCredentials.AUTHORIZATION),
                                        Http.VALID_BODY);
         }
     }

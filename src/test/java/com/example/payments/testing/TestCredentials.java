@@ -22,6 +22,8 @@ public final class TestCredentials {
     public static final String OTHER_MERCHANT = "m_456";
     /** The {@code Authorization} header value for {@link #DEV_KEY}. */
     public static final String AUTHORIZATION = bearer(DEV_KEY);
+    /** The header line for {@link #DEV_KEY}, for requests written by hand over a socket. */
+    public static final String HEADER_LINE = "Authorization: " + AUTHORIZATION + "\r\n";
     /** {@code auth.api-keys} of the test configuration: both keys, as SHA-256 hashes. */
     public static final String API_KEYS = "sha256:9702b04ac8da313c8ec0784e54e26e65016c0a9c0942463b0c6fb9f354071ab8 "
                                           + MERCHANT + ",sha256:0bc265bed5200a189743bf1c757299a24ce9e8f49d6c224400a37e6ce140e338 "
