@@ -1,8 +1,11 @@
 -- wrk script: POST /v1/authorizations, every request with a new Idempotency-Key, so each one is a full
 -- authorization (claim the key, run the authorizer, store the authorization and the response) and never a replay.
 -- Usage: wrk -t1 -c32 -d20s -s post-new-keys.lua http://127.0.0.1:8080 -- <run-id>
+-- Authenticates with the development key (merchant m_123): start the service with config/dev/config.yaml or
+-- -Dauth.api-keys='sha256:9702b04ac8da313c8ec0784e54e26e65016c0a9c0942463b0c6fb9f354071ab8 m_123', and a merchant quota above the run's request count
+-- (-Didempotency.merchant-quota.max-records=2000000), or every request past it gets 429.
 
-local body = '{"merchantId":"m_bench","reference":"bench",' ..
+local body = '{"merchantId":"m_123","reference":"bench",' ..
              '"amount":{"value":1299,"currency":"EUR"},' ..
              '"card":{"number":"4111111111111111","expiryMonth":12,"expiryYear":2030,"cvc":"123"}}'
 local threads = {}
@@ -23,7 +26,8 @@ function request()
   counter = counter + 1
   local key = run_id .. "-" .. thread_id .. "-" .. counter
   return wrk.format("POST", "/v1/authorizations",
-                    {["Content-Type"] = "application/json", ["Idempotency-Key"] = key}, body)
+                    {["Content-Type"] = "application/json", ["Idempotency-Key"] = key,
+                     ["Authorization"] = "Bearer pa_dev_4Kq9Xz2Lm7Pw3Rt8Vb6Nc1Hs5Jd0Fg"}, body)
 end
 
 function response(status, headers, body)

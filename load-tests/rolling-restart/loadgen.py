@@ -24,7 +24,9 @@ import sys
 import time
 import uuid
 
-CARD_BODY = ('{{"merchantId":"m_load","reference":"{ref}","amount":{{"value":{amount},"currency":"EUR"}},'
+# The development key of config/dev (merchant m_123); lib.sh starts the instances with its hash.
+AUTHORIZATION = "Bearer pa_dev_4Kq9Xz2Lm7Pw3Rt8Vb6Nc1Hs5Jd0Fg"
+CARD_BODY = ('{{"merchantId":"m_123","reference":"{ref}","amount":{{"value":{amount},"currency":"EUR"}},'
              '"card":{{"number":"4111111111111111","expiryMonth":12,"expiryYear":2030,"cvc":"123"}}}}')
 
 
@@ -112,8 +114,9 @@ class Run:
             return "GET", "", (b"GET /ping HTTP/1.1\r\nHost: %b\r\n\r\n" % self.args.host.encode())
         key = "%s-%d" % (self.run_id, seq)
         body = CARD_BODY.format(ref="load-%d" % seq, amount=100 + seq % 9000).encode()
-        head = ("POST /v1/authorizations HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
-                "Idempotency-Key: \"%s\"\r\nContent-Length: %d\r\n\r\n" % (self.args.host, key, len(body)))
+        head = ("POST /v1/authorizations HTTP/1.1\r\nHost: %s\r\nAuthorization: %s\r\n"
+                "Content-Type: application/json\r\nIdempotency-Key: \"%s\"\r\nContent-Length: %d\r\n\r\n"
+                % (self.args.host, AUTHORIZATION, key, len(body)))
         return "POST", key, head.encode() + body
 
     async def one(self, seq, due):

@@ -63,7 +63,7 @@ class UnreadBodyIT {
                 Arguments.of("business", "POST /v1/authorizations", JSON + EXPECT + LENGTH, true, 401),
                 Arguments.of("business", "POST /v1/authorizations", "Authorization: Bearer not-a-key\r\n" + JSON
                                                                     + LENGTH, false, 401),
-                Arguments.of("business", "POST /nope", JSON + EXPECT + LENGTH, true, 404),
+                Arguments.of("business", "POST /nope", AUTH + JSON + EXPECT + LENGTH, true, 404),
                 Arguments.of("business", "POST /ping", JSON + EXPECT + LENGTH, true, 405),
                 Arguments.of("business", "PUT /v1/authorizations/some-id", JSON + LENGTH, false, 405),
                 Arguments.of("business", "FOO /ping", EXPECT + LENGTH, true, 501),
