@@ -34,7 +34,9 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "rolling-restart"))
 from loadgen import Pool, read_response  # noqa: E402
 
-MERCHANT = "m_soak"
+MERCHANT = "m_123"
+# The development key of config/dev for MERCHANT; run.sh starts the replicas with its hash.
+AUTHORIZATION = "Bearer pa_dev_4Kq9Xz2Lm7Pw3Rt8Vb6Nc1Hs5Jd0Fg"
 # Every ninth payment declines (the issuer decides it like an approval: once per attempt id); the rest approve.
 CARDS = ("4111111111111111", "5555555555554444", "4111111111111111", "5555555555554444", "4111111111111111",
          "5555555555554444", "4111111111111111", "5555555555554444", "4000000000000002")
@@ -110,8 +112,9 @@ class Client:
         return status, headers, body, error
 
     def post_bytes(self, replica, key, body):
-        head = ("POST /v1/authorizations HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: application/json\r\n"
-                "Idempotency-Key: \"%s\"\r\nContent-Length: %d\r\n\r\n" % (replica.host, replica.port, key, len(body)))
+        head = ("POST /v1/authorizations HTTP/1.1\r\nHost: %s:%d\r\nAuthorization: %s\r\n"
+                "Content-Type: application/json\r\nIdempotency-Key: \"%s\"\r\nContent-Length: %d\r\n\r\n"
+                % (replica.host, replica.port, AUTHORIZATION, key, len(body)))
         return head.encode() + body
 
     async def submit(self, phase, p, submission, deadline, first_replica=None):
@@ -246,8 +249,8 @@ async def verify(args):
     results = []
 
     async def get(replica, auth_id):
-        raw = ("GET /v1/authorizations/%s HTTP/1.1\r\nHost: %s:%d\r\n\r\n"
-               % (auth_id, replica.host, replica.port)).encode()
+        raw = ("GET /v1/authorizations/%s HTTP/1.1\r\nHost: %s:%d\r\nAuthorization: %s\r\n\r\n"
+               % (auth_id, replica.host, replica.port, AUTHORIZATION)).encode()
         for attempt in range(10):
             status, _, body, error = await client.request(replica, raw, args.timeout)
             if status and status < 500:

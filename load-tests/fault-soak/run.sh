@@ -72,6 +72,9 @@ SERVICE_PROPS=(
   -Didempotency.fingerprint-secret=fault-soak-fingerprint-secret
   -Dshutdown.pre-drain-delay=PT1S -Dshutdown.drain-timeout=PT5S -Dshutdown.cleanup-timeout=PT3S
   -Dshutdown.metrics-linger=PT0S -Dshutdown.hard-deadline=PT20S
+  # The development key (client.py sends it, merchant m_123) and a merchant quota above the run's keys.
+  "-Dauth.api-keys=sha256:9702b04ac8da313c8ec0784e54e26e65016c0a9c0942463b0c6fb9f354071ab8 m_123"
+  -Didempotency.merchant-quota.max-records=1000000 -Didempotency.merchant-quota.max-in-flight=10000
 )
 
 lt_ensure_java

@@ -29,6 +29,7 @@ public final class AuthFailures {
     public static final String MERCHANT_MISMATCH = "merchant_mismatch";
 
     private static final System.Logger LOGGER = System.getLogger(AuthFailures.class.getName());
+    private static final int MAX_LOGGED_PATH = 200;
     private static final List<String> KNOWN = List.of(Authentication.MISSING, Authentication.MALFORMED,
                                                       Authentication.UNKNOWN, MERCHANT_MISMATCH);
 
@@ -90,7 +91,13 @@ public final class AuthFailures {
     private void record(ServerRequest req, String reason, String what) {
         counter(reason).increment();
         LOGGER.log(Level.WARNING, "{0} ({1}): {2} {3} from {4}", what, reason, req.prologue().method().text(),
-                   req.path().path(), req.remotePeer().host());
+                   printable(req.path().path()), req.remotePeer().host());
+    }
+
+    // The path is the client's: no line breaks or other control characters into the log, and not all of a long one.
+    private static String printable(String path) {
+        String shown = path.length() > MAX_LOGGED_PATH ? path.substring(0, MAX_LOGGED_PATH) + "..." : path;
+        return shown.replaceAll("\\p{Cntrl}", "?");
     }
 
     private Counter counter(String reason) {

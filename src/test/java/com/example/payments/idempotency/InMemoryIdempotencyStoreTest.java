@@ -49,4 +49,24 @@ class InMemoryIdempotencyStoreTest extends IdempotencyStoreContract {
         assertThat(small.full().isPresent(), is(false));
         assertThat(small.claim(key("2"), request, LONG, Quota.UNLIMITED), instanceOf(Claim.Acquired.class));
     }
+
+    @Test
+    void aMerchantsCountsReturnToZeroWhenItsRecordsAreReleasedCompletedAndSwept() throws InterruptedException {
+        InMemoryIdempotencyStore counted = InMemoryIdempotencyStore.create(100);
+        Identity identity = identity("c");
+        Claim.Acquired released = (Claim.Acquired) counted.claim(key("r"), request, LONG, Quota.UNLIMITED);
+        Claim.Acquired completed = (Claim.Acquired) counted.claim(key("c"), List.of(identity), LONG, Quota.UNLIMITED);
+        counted.claim(key("l"), request, Duration.ofMillis(50), Quota.UNLIMITED);
+        assertThat(counted.usage("m_1"), is(new int[] {3, 3}));
+
+        counted.release(key("r"), released.token());
+        counted.recordAndComplete(key("c"), identity, completed.token(), decision(identity, "done"),
+                                  Duration.ofMillis(50));
+        assertThat(counted.usage("m_1"), is(new int[] {1, 2}));
+
+        Thread.sleep(100);
+        counted.sweep();
+        assertThat(counted.usage("m_1"), is(new int[] {0, 0}));
+        assertThat(counted.size(), is(0));
+    }
 }

@@ -78,6 +78,25 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
     }
 
     @Test
+    void theQuotaSetsFollowARecordFromItsClaimToItsCompletionAndExpireWithIt() {
+        String merchant = "m_" + UUID.randomUUID();
+        String key = RequestIdentities.lookupKey("authorize", merchant, new IdempotencyKey("k"));
+        String inFlight = PREFIX + "quota:in-flight:" + merchant;
+        String records = PREFIX + "quota:records:" + merchant;
+        Identity identity = identity("3");
+        Claim.Acquired claim = (Claim.Acquired) store.claim(key, List.of(identity), LONG, new Quota(5, 5));
+        assertThat(connection.call("zcard", c -> c.zcard(inFlight)), is(1L));
+        assertThat(connection.call("zcard", c -> c.zcard(records)), is(1L));
+
+        store.recordAndComplete(key, identity, claim.token(), decision(identity, "quota"), Duration.ofHours(24));
+        assertThat(connection.call("zcard", c -> c.zcard(inFlight)), is(0L));
+        assertThat(connection.call("zcard", c -> c.zcard(records)), is(1L));
+        long setTtl = connection.call("pttl", c -> c.pttl(records));
+        assertThat(setTtl, allOf(greaterThan(Duration.ofHours(23).toMillis()),
+                                 lessThanOrEqualTo(Duration.ofHours(24).toMillis())));
+    }
+
+    @Test
     void whenTheScriptIsRefusedTheDecisionIsStillRecordedAndTheNextClaimRecoversIt() {
         String key = RequestIdentities.lookupKey("authorize", "m_123", new IdempotencyKey(UUID.randomUUID().toString()));
         Identity identity = identity("2");

@@ -98,4 +98,20 @@ class RequestIdentitiesTest {
         assertThat(both.get(1), is(identity()));
         assertThat(both.get(0), not(identity()));
     }
+
+    @Test
+    void theScopeOfALookupKeyIsTheMerchantItWasBuiltWithWhateverItContains() {
+        for (String scope : List.of("m_123", "acme:eu", "9:x:1:y", "")) {
+            String lookupKey = RequestIdentities.lookupKey("authorize", scope, new IdempotencyKey("k:1"));
+            assertThat(RequestIdentities.scopeOf(lookupKey), is(scope));
+        }
+    }
+
+    @Test
+    void aKeyNotBuiltByLookupKeyHasNoScope() {
+        for (String malformed : List.of("m:1", "", "9:authorize", "9:authorize:99:m_1:1:k", "x:y:z")) {
+            org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                                                          () -> RequestIdentities.scopeOf(malformed), malformed);
+        }
+    }
 }
