@@ -43,6 +43,8 @@ final class RedisScan {
                         values.add(value);
                     });
                     case "string" -> values.add(redis.get(key));
+                    // The merchant quota sets: record keys as members.
+                    case "zset" -> values.addAll(redis.zrange(key, 0, -1));
                     default -> throw new AssertionError("Unexpected type of " + key + ": " + redis.type(key));
                     }
                 }
