@@ -12,6 +12,7 @@ import java.util.logging.Logger;
 
 import com.example.payments.authorization.AuthorizationService;
 import com.example.payments.authorization.RuleBasedAuthorizer;
+import com.example.payments.carddata.LogMasking;
 import com.example.payments.config.ConfigurationException;
 import com.example.payments.health.DependencyChecks;
 import com.example.payments.health.HealthService;
@@ -64,7 +65,11 @@ public final class Main {
      * @param args ignored; configure with {@code -Dkey=value}, environment variables or {@code APP_CONFIG_FILE}
      */
     public static void main(String[] args) {
+        // Card numbers are masked on the console before anything can print, and in every log handler once logging is
+        // configured (docs/card-data.md).
+        LogMasking.maskConsole();
         LogConfig.configureRuntime();
+        LogMasking.maskHandlers();
         Running running;
         try {
             Config config = config(System.getenv("APP_CONFIG_FILE"));

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 
 import com.example.payments.http.Json;
+import com.example.payments.http.JsonBody;
 import com.example.payments.http.Problem;
 import com.example.payments.http.ProblemResponses;
 import com.example.payments.idempotency.Claim;
@@ -14,14 +15,12 @@ import com.example.payments.idempotency.IdempotencyKey;
 import com.example.payments.idempotency.IdempotencyRegistry;
 import com.example.payments.idempotency.IdempotencyStore;
 import com.example.payments.idempotency.StoredResponse;
-import com.fasterxml.jackson.databind.JsonNode;
 
 import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
 import io.helidon.http.HttpMediaType;
 import io.helidon.http.Status;
-import io.helidon.http.media.jackson.JacksonRuntimeException;
 import io.helidon.metrics.api.MeterRegistry;
 import io.helidon.webserver.http.HttpRules;
 import io.helidon.webserver.http.HttpService;
@@ -94,7 +93,7 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
         }
         // The body is read before the key is looked at: a chunked body over the limit only shows its size while it
         // is read, and 413 comes before 400 (DESIGN §6). Reading throws the 413 for the direct handler to answer.
-        RequestValidator.Result body = read(req);
+        RequestValidator.Result body = read(req, res);
         List<String> keys = req.headers().all(IDEMPOTENCY_KEY, List::of);
         Optional<IdempotencyKey> key = keys.size() == 1 ? IdempotencyKey.parse(keys.getFirst()) : Optional.empty();
         if (key.isEmpty()) {
@@ -133,18 +132,13 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
         }
     }
 
-    private RequestValidator.Result read(ServerRequest req) {
-        if (!req.content().hasEntity()) {
-            return new RequestValidator.Invalid(List.of(Problem.FieldError.body("#", "the body must be a JSON object")));
-        }
-        JsonNode body;
-        try {
-            body = req.content().as(JsonNode.class);
-        } catch (JacksonRuntimeException e) {
-            // Jackson's message quotes the offending input, which may be a card number: never pass it on.
-            return new RequestValidator.Invalid(List.of(Problem.FieldError.body("#", "the body is not valid JSON")));
-        }
-        return validator.validate(body);
+    // Strict UTF-8 JSON (RFC 8259); a body whose framing is broken is answered here and its connection closed.
+    private RequestValidator.Result read(ServerRequest req, ServerResponse res) {
+        return switch (JsonBody.read(req)) {
+        case JsonBody.Parsed parsed -> validator.validate(parsed.json());
+        case JsonBody.Invalid invalid -> new RequestValidator.Invalid(List.of(invalid.error()));
+        case JsonBody.Unreadable unreadable -> throw ProblemResponses.sendAndClose(res, ProblemResponses.unreadableBody());
+        };
     }
 
     // Exactly application/json (any parameters, such as charset): a wildcard such as */* is not a content type.
