@@ -11,7 +11,6 @@ import java.util.logging.Handler;
 import java.util.logging.Logger;
 
 import com.example.payments.authorization.AuthorizationService;
-import com.example.payments.authorization.RuleBasedAuthorizer;
 import com.example.payments.carddata.LogMasking;
 import com.example.payments.config.ConfigurationException;
 import com.example.payments.health.DependencyChecks;
@@ -134,10 +133,11 @@ public final class Main {
         checks.addAll(backends.readinessChecks());
         DependencyChecks dependencies = DependencyChecks.create(checks, settings.health().checkTimeout());
 
+        AuthorizerBackend issuer = AuthorizerBackend.create(settings.authorizer(), meters);
         AuthorizationService authorizations = AuthorizationService.builder()
                 .registry(registry)
                 .fingerprint(Fingerprint.create(settings.idempotency().fingerprintSecret()))
-                .authorizer(RuleBasedAuthorizer.create(settings.authorizer()), settings.authorizer())
+                .authorizer(issuer.authorizer(), settings.authorizer())
                 .store(backends.authorizations())
                 .meters(meters)
                 .build();
@@ -173,6 +173,7 @@ public final class Main {
                 .meters(meters);
         workers.forEach(sequence::addWorker);
         backends.resources().forEach(sequence::addResource);
+        issuer.resources().forEach(sequence::addResource);
         ShutdownSequence shutdown = sequence.build();
         // The signal handlers go in before anything can report ready: a SIGTERM between the first 200 on
         // /health/ready and their installation would hit the JVM's default handler and skip the drain.
@@ -182,6 +183,7 @@ public final class Main {
         state.markWired();
         List<AutoCloseable> resources = new ArrayList<>(List.of(prober, authorizations, registry, dependencies));
         resources.addAll(backends.resources().values());
+        resources.addAll(issuer.resources().values());
         return new Running(business, health, state, shutdown, meters, List.copyOf(resources));
     }
 

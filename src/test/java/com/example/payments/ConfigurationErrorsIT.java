@@ -41,6 +41,23 @@ class ConfigurationErrorsIT {
     }
 
     @Test
+    void theHttpAuthorizerWithoutAnIssuerUriStopsStartupWithOneLineNamingTheKey() throws Exception {
+        ServiceProcess.Exited exited = ServiceProcess.runToExit(Map.of("authorizer.type", "http"), Map.of());
+        assertThat(exited.status(), is(2));
+        assertThat(exited.output(), hasItem("Invalid configuration: authorizer.http.uri: missing; allowed: an "
+                                            + "absolute http:// or https:// URI with a host and no query, e.g. "
+                                            + "http://issuer.internal:8090, when authorizer.type is http"));
+    }
+
+    @Test
+    void anUnknownAuthorizerTypeStopsStartup() throws Exception {
+        ServiceProcess.Exited exited = ServiceProcess.runToExit(Map.of(), Map.of("AUTHORIZER_TYPE", "soap"));
+        assertThat(exited.status(), is(2));
+        assertThat(exited.output(), hasItem("Invalid configuration: authorizer.type: 'soap' is not allowed; allowed: "
+                                            + "rule-based | http"));
+    }
+
+    @Test
     void aConfigFileThatIsNotValidYamlStopsStartupWithOneLine(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("config.yaml");
         Files.writeString(file, "server:\n  port: [oops\n");

@@ -1,36 +1,71 @@
 package com.example.payments.authorization;
 
+import java.net.URI;
 import java.time.Duration;
+import java.util.Optional;
 
 import com.example.payments.config.ConfigValues;
+import com.example.payments.config.ConfigurationException;
+import com.example.payments.issuer.IssuerSettings;
 
 /**
  * Validated {@code authorizer.*} configuration.
  *
- * @param timeout           {@code authorizer.timeout}, default PT5S: longest wait for the issuer; a request that
- *                          exceeds it answers 504 and releases its idempotency key. Must be shorter than
- *                          {@code shutdown.drain-timeout} so that no request outlives the drain
- * @param defaultLimit      {@code authorizer.default-limit}, default 1000000 (minor units): amounts above it decline
- *                          with {@code limit_exceeded}
- * @param simulatedLatency  {@code authorizer.simulated-latency}, default PT0S: time the built-in authorizer waits
- *                          before answering, to hold requests in flight in tests and load tests
- * @param simulatedJitter   {@code authorizer.simulated-latency-jitter}, default PT0S: uniform random extra latency
+ * @param timeout   {@code authorizer.timeout}, default PT5S: longest wait for the issuer; a request that exceeds it
+ *                  answers 504 and releases its idempotency key. Must be shorter than {@code shutdown.drain-timeout}
+ *                  so that no request outlives the drain
+ * @param type      {@code authorizer.type}, default {@code rule-based}: the built-in test-card rules, or {@code http}
+ *                  to call an issuer API at {@code authorizer.http.uri}
+ * @param httpUri   {@code authorizer.http.uri}, no default, required with {@code type: http}: base URI of the issuer
+ *                  API ({@code http://} or {@code https://}, e.g. {@code http://issuer.internal:8090}); the
+ *                  authorizer posts to {@code <uri>/v1/authorizations}
+ * @param ruleBased the built-in authorizer's simulated issuer: {@code authorizer.default-limit} (1000000 minor units),
+ *                  {@code authorizer.simulated-latency} (PT0S), {@code authorizer.simulated-latency-jitter} (PT0S),
+ *                  {@code authorizer.ledger-retention} (PT24H), {@code authorizer.ledger-max-entries} (100000)
  */
-public record AuthorizerSettings(Duration timeout, long defaultLimit, Duration simulatedLatency,
-                                 Duration simulatedJitter) {
+public record AuthorizerSettings(Duration timeout, Type type, Optional<URI> httpUri, IssuerSettings ruleBased) {
+
+    private static final String URI_KEY = "authorizer.http.uri";
+
+    /** Which {@link Authorizer} the service calls. */
+    public enum Type {
+        /** {@link RuleBasedAuthorizer}: the test-card rules in this process. */
+        RULE_BASED,
+        /** {@link HttpAuthorizer}: an issuer API over HTTP (the issuer simulator in tests). */
+        HTTP
+    }
 
     /**
      * Reads and validates the settings.
      *
      * @param values config reader
      * @return settings
-     * @throws com.example.payments.config.ConfigurationException naming the key when a value is out of range
+     * @throws ConfigurationException naming the key when a value is missing or out of range
      */
     public static AuthorizerSettings create(ConfigValues values) {
+        Type type = values.oneOf("authorizer.type", Type.class, Type.RULE_BASED);
         return new AuthorizerSettings(
                 values.positiveDuration("authorizer.timeout", Duration.ofSeconds(5)),
-                values.longInRange("authorizer.default-limit", 1_000_000, 1, Long.MAX_VALUE),
-                values.nonNegativeDuration("authorizer.simulated-latency", Duration.ZERO),
-                values.nonNegativeDuration("authorizer.simulated-latency-jitter", Duration.ZERO));
+                type,
+                type == Type.HTTP ? Optional.of(httpUri(values)) : Optional.empty(),
+                IssuerSettings.create(values, "authorizer"));
+    }
+
+    // The value is never echoed: a URI may carry credentials.
+    private static URI httpUri(ConfigValues values) {
+        String allowed = "allowed: an absolute http:// or https:// URI with a host and no query, e.g. "
+                         + "http://issuer.internal:8090, when authorizer.type is http";
+        String raw = values.string(URI_KEY).orElseThrow(() -> new ConfigurationException(URI_KEY, "missing; " + allowed));
+        URI uri;
+        try {
+            uri = new URI(raw.trim());
+        } catch (java.net.URISyntaxException e) {
+            throw new ConfigurationException(URI_KEY, "not a URI; " + allowed);
+        }
+        boolean http = "http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
+        if (!http || uri.getHost() == null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+            throw new ConfigurationException(URI_KEY, "not an http:// or https:// URI with a host; " + allowed);
+        }
+        return uri;
     }
 }

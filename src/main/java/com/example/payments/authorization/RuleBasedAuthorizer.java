@@ -1,63 +1,51 @@
 package com.example.payments.authorization;
 
-import java.time.Duration;
-import java.util.concurrent.ThreadLocalRandom;
+import com.example.payments.issuer.IssuerRequest;
+import com.example.payments.issuer.IssuerRules;
+import com.example.payments.issuer.SimulatedIssuer;
+
+import io.helidon.metrics.api.MeterRegistry;
 
 /**
- * The default {@link Authorizer}: a rule table standing in for a real issuer, with optional simulated latency.
+ * The default {@link Authorizer} ({@code authorizer.type: rule-based}): an issuer simulated in this process, which
+ * decides by the test-card rules of {@link IssuerRules} and deduplicates on the attempt id like the issuer simulator
+ * behind the {@code http} authorizer ({@link SimulatedIssuer}): the same attempt id always gets the same decision and
+ * is counted once in {@code issuer_authorizations_total}, on this service's {@code /metrics}.
  *
- * <table>
- *     <caption>Test cards</caption>
- *     <tr><th>card number</th><th>result</th></tr>
- *     <tr><td>4111111111111111, 5555555555554444</td><td>approved</td></tr>
- *     <tr><td>4000000000000002</td><td>declined {@code card_declined}</td></tr>
- *     <tr><td>4000000000009995</td><td>declined {@code insufficient_funds}</td></tr>
- *     <tr><td>4000000000000119</td><td>issuer unreachable (502)</td></tr>
- *     <tr><td>any other valid card</td><td>approved</td></tr>
- * </table>
- * An amount above {@code authorizer.default-limit} (minor units) declines with {@code limit_exceeded}.
+ * <p>{@code authorizer.simulated-latency} and {@code authorizer.simulated-latency-jitter} hold each call in flight;
+ * {@code authorizer.default-limit} is the largest approvable amount (minor units); {@code authorizer.ledger-retention}
+ * and {@code authorizer.ledger-max-entries} bound the ledger's memory.
  */
 public final class RuleBasedAuthorizer implements Authorizer {
 
-    private final long defaultLimit;
-    private final Duration latency;
-    private final Duration jitter;
+    private final SimulatedIssuer issuer;
 
-    private RuleBasedAuthorizer(AuthorizerSettings settings) {
-        this.defaultLimit = settings.defaultLimit();
-        this.latency = settings.simulatedLatency();
-        this.jitter = settings.simulatedJitter();
+    private RuleBasedAuthorizer(SimulatedIssuer issuer) {
+        this.issuer = issuer;
     }
 
     /**
-     * Creates the authorizer.
+     * Creates the authorizer and registers the issuer's metrics.
      *
-     * @param settings limit and simulated latency
+     * @param settings limit, simulated latency and ledger bounds ({@link AuthorizerSettings#ruleBased()})
+     * @param meters   the service's registry
      * @return the authorizer
      */
-    public static RuleBasedAuthorizer create(AuthorizerSettings settings) {
-        return new RuleBasedAuthorizer(settings);
+    public static RuleBasedAuthorizer create(AuthorizerSettings settings, MeterRegistry meters) {
+        return new RuleBasedAuthorizer(SimulatedIssuer.create(settings.ruleBased(), meters));
     }
 
     @Override
     public Decision authorize(AuthorizationAttempt attempt) throws IssuerUnavailableException, InterruptedException {
-        simulateLatency();
         AuthorizationRequest request = attempt.request();
-        return switch (request.card().number()) {
-        case "4000000000000002" -> Decision.decline("card_declined");
-        case "4000000000009995" -> Decision.decline("insufficient_funds");
-        case "4000000000000119" -> throw new IssuerUnavailableException("simulated issuer outage (test card)");
-        default -> request.amount().value() > defaultLimit ? Decision.decline("limit_exceeded") : Decision.approve();
+        IssuerRequest call = new IssuerRequest(attempt.attemptId(), request.merchantId(), request.reference(),
+                                               request.amount().value(), request.amount().currency(),
+                                               request.card().number());
+        return switch (issuer.authorize(call)) {
+        case SimulatedIssuer.Decided decided -> decided.decision().approved()
+                ? Decision.approve() : Decision.decline(decided.decision().declineCode());
+        case SimulatedIssuer.Unavailable unavailable ->
+                throw new IssuerUnavailableException("simulated issuer outage (test card)");
         };
-    }
-
-    private void simulateLatency() throws InterruptedException {
-        long millis = latency.toMillis();
-        if (!jitter.isZero()) {
-            millis += ThreadLocalRandom.current().nextLong(jitter.toMillis() + 1);
-        }
-        if (millis > 0) {
-            Thread.sleep(millis);
-        }
     }
 }

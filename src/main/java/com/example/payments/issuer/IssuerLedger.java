@@ -1,0 +1,186 @@
+package com.example.payments.issuer;
+
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * What the simulated issuer remembers: the decision made for each attempt id, so that the same attempt id always gets
+ * the same decision and is counted once, and how many approvals each business payment got, so that a payment approved
+ * under two different attempt ids shows up ({@link IssuerStats#paymentsApprovedMoreThanOnce()}).
+ *
+ * <p>Memory is bounded two ways: an entry expires {@code retention} after it was recorded, and at most
+ * {@code maxEntries} are kept (the oldest is evicted first, before its retention ends). A business payment is kept
+ * only as a keyed hash (HMAC-SHA256 with a random key made at startup) of merchant, reference, amount, currency and
+ * PAN; no PAN is stored. One lock guards everything: each call holds it for microseconds.
+ */
+final class IssuerLedger {
+
+    private static final System.Logger LOGGER = System.getLogger(IssuerLedger.class.getName());
+    private static final String HMAC = "HmacSHA256";
+
+    /** A recorded decision. */
+    private record Entry(IssuerRules.Decision decision, String payment, long expiresAtNanos) {
+    }
+
+    private final long retentionNanos;
+    private final int maxEntries;
+    private final LongSupplier nanoClock;
+    private final Mac paymentHash;
+    private final IssuerMeters meters;
+    private final ReentrantLock lock = new ReentrantLock();
+    // Insertion order is expiry order (one retention for all): expired and evicted entries are always at the head.
+    private final LinkedHashMap<String, Entry> attempts = new LinkedHashMap<>();
+    private final Map<String, Integer> approvalsByPayment = new HashMap<>();
+    private long requests;
+    private long approved;
+    private long declined;
+    private long unavailable;
+    private long duplicates;
+    private long conflicts;
+    private long paymentsApprovedMoreThanOnce;
+    private long evictions;
+
+    IssuerLedger(Duration retention, int maxEntries, LongSupplier nanoClock, IssuerMeters meters) {
+        this.meters = meters;
+        this.retentionNanos = retention.toNanos();
+        this.maxEntries = maxEntries;
+        this.nanoClock = nanoClock;
+        byte[] key = new byte[32];
+        new SecureRandom().nextBytes(key);
+        try {
+            this.paymentHash = Mac.getInstance(HMAC);
+            this.paymentHash.init(new SecretKeySpec(key, HMAC));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(HMAC + " is required of every JDK", e);
+        }
+    }
+
+    /**
+     * Answers one call: the recorded decision when the attempt id is known, else the rules' outcome, recorded when it
+     * is a decision.
+     *
+     * @param request the call
+     * @param outcome what the rules say for it
+     * @return the answer
+     */
+    SimulatedIssuer.Answer record(IssuerRequest request, IssuerRules.Outcome outcome) {
+        lock.lock();
+        try {
+            requests++;
+            long now = nanoClock.getAsLong();
+            expire(now);
+            String payment = paymentKey(request);
+            Entry known = attempts.get(request.attemptId());
+            if (known != null) {
+                duplicates++;
+                meters.count(IssuerMeters.Event.DUPLICATE_ATTEMPT);
+                if (!known.payment().equals(payment)) {
+                    conflicts++;
+                    meters.count(IssuerMeters.Event.ATTEMPT_CONFLICT);
+                    LOGGER.log(Level.WARNING, "Attempt {0} repeated for a different payment; answered with the "
+                                              + "decision recorded for the first one", request.attemptId());
+                }
+                return new SimulatedIssuer.Decided(known.decision(), true);
+            }
+            return switch (outcome) {
+            case IssuerRules.Unreachable unreachable -> {
+                unavailable++;
+                meters.count(IssuerMeters.Event.UNAVAILABLE);
+                yield new SimulatedIssuer.Unavailable();
+            }
+            case IssuerRules.Decision decision -> {
+                attempts.put(request.attemptId(), new Entry(decision, payment, now + retentionNanos));
+                count(decision, payment);
+                evictOverflow();
+                yield new SimulatedIssuer.Decided(decision, false);
+            }
+            };
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * A snapshot of the counters.
+     *
+     * @param inFlight calls being answered now, counted by the caller
+     * @return the stats
+     */
+    IssuerStats stats(long inFlight) {
+        lock.lock();
+        try {
+            expire(nanoClock.getAsLong());
+            return new IssuerStats(requests, approved + declined, approved, declined, unavailable, duplicates,
+                                   conflicts, paymentsApprovedMoreThanOnce, attempts.size(), evictions, inFlight);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void count(IssuerRules.Decision decision, String payment) {
+        if (!decision.approved()) {
+            declined++;
+            meters.count(IssuerMeters.Event.DECLINED);
+            return;
+        }
+        approved++;
+        meters.count(IssuerMeters.Event.APPROVED);
+        if (approvalsByPayment.merge(payment, 1, Integer::sum) == 2) {
+            paymentsApprovedMoreThanOnce++;
+            meters.count(IssuerMeters.Event.PAYMENT_APPROVED_MORE_THAN_ONCE);
+        }
+    }
+
+    private void expire(long now) {
+        Iterator<Entry> oldest = attempts.values().iterator();
+        while (oldest.hasNext()) {
+            Entry entry = oldest.next();
+            if (entry.expiresAtNanos() - now > 0) {
+                return;
+            }
+            oldest.remove();
+            forget(entry);
+        }
+    }
+
+    private void evictOverflow() {
+        Iterator<Entry> oldest = attempts.values().iterator();
+        while (attempts.size() > maxEntries) {
+            Entry entry = oldest.next();
+            oldest.remove();
+            forget(entry);
+            evictions++;
+            meters.count(IssuerMeters.Event.EVICTION);
+        }
+    }
+
+    private void forget(Entry entry) {
+        if (entry.decision().approved()) {
+            approvalsByPayment.computeIfPresent(entry.payment(), (payment, count) -> count == 1 ? null : count - 1);
+        }
+    }
+
+    // Length-prefixed fields, so that no two different payments share an encoding.
+    private String paymentKey(IssuerRequest request) {
+        StringBuilder fields = new StringBuilder();
+        for (String field : new String[] {request.merchantId(), request.reference(), Long.toString(request.amount()),
+                                          request.currency(), request.cardNumber()}) {
+            fields.append(field == null ? "-" : field.length() + ":" + field).append(';');
+        }
+        byte[] digest = paymentHash.doFinal(fields.toString().getBytes(StandardCharsets.UTF_8));
+        return Base64.getEncoder().withoutPadding().encodeToString(digest);
+    }
+}

@@ -1,0 +1,116 @@
+package com.example.payments.issuer;
+
+import java.lang.System.Logger.Level;
+
+import com.example.payments.config.ConfigValues;
+import com.example.payments.config.ConfigurationException;
+
+import io.helidon.config.Config;
+import io.helidon.config.ConfigSources;
+import io.helidon.logging.common.LogConfig;
+import io.helidon.metrics.api.MeterRegistry;
+import io.helidon.metrics.api.MetricsFactory;
+import io.helidon.service.registry.Services;
+import io.helidon.webserver.WebServer;
+import io.helidon.webserver.observe.ObserveFeature;
+import io.helidon.webserver.observe.metrics.MetricsObserver;
+
+/**
+ * A card issuer that deduplicates on the attempt id, as a small HTTP service: what the {@code http} authorizer calls
+ * in tests, load tests and soaks, where several replicas of the service share one simulator. Runs from the service's
+ * own jar:
+ * <pre>
+ * java -Dissuer.port=8090 -cp target/payments-authorization.jar com.example.payments.issuer.IssuerSimulator
+ * </pre>
+ * and logs {@code Issuer simulator listening on port <port>} once it listens.
+ *
+ * <p>Routes: {@code POST /v1/authorizations} and {@code GET /stats} ({@link IssuerSimulatorService}), {@code GET
+ * /metrics} (Prometheus text: the {@code issuer_*} series of {@link SimulatedIssuer}).
+ *
+ * <p>Configuration, from system properties or environment variables ({@code ISSUER_PORT}):
+ * {@code issuer.port} (default 8090, 0 picks a free port), {@code issuer.host} (default 127.0.0.1),
+ * {@code issuer.default-limit} (1000000 minor units), {@code issuer.simulated-latency} and
+ * {@code issuer.simulated-latency-jitter} (PT0S; hold calls in flight), {@code issuer.ledger-retention} (PT24H) and
+ * {@code issuer.ledger-max-entries} (100000). A mistake prints one line naming the key and exits with status 2.
+ */
+public final class IssuerSimulator {
+
+    private static final System.Logger LOGGER = System.getLogger(IssuerSimulator.class.getName());
+    /** Largest accepted request body: 16 KiB, as on the service. */
+    private static final long MAX_PAYLOAD_BYTES = 16 * 1024;
+
+    private IssuerSimulator() {
+    }
+
+    /**
+     * Validated {@code issuer.*} configuration.
+     *
+     * @param host   {@code issuer.host}, default {@code 127.0.0.1} ({@code 0.0.0.0} to serve other hosts)
+     * @param port   {@code issuer.port}, default 8090; 0 picks a free port
+     * @param issuer limit, simulated latency and ledger bounds under {@code issuer.*}
+     */
+    record Settings(String host, int port, IssuerSettings issuer) {
+
+        static Settings create(ConfigValues values) {
+            return new Settings(values.string("issuer.host").orElse("127.0.0.1").trim(),
+                                (int) values.longInRange("issuer.port", 8090, 0, 65535),
+                                IssuerSettings.create(values, "issuer"));
+        }
+    }
+
+    /**
+     * Starts the simulator.
+     *
+     * @param args ignored; configure with {@code -Dissuer.port=...} or environment variables
+     */
+    public static void main(String[] args) {
+        LogConfig.configureRuntime();
+        WebServer server;
+        try {
+            Config config = Config.builder()
+                    .disableEnvironmentVariablesSource()
+                    .disableSystemPropertiesSource()
+                    .addSource(ConfigSources.systemProperties())
+                    .addSource(ConfigSources.environmentVariables())
+                    .build();
+            server = start(Settings.create(ConfigValues.create(config)),
+                           Services.get(MetricsFactory.class).globalRegistry());
+        } catch (ConfigurationException | io.helidon.common.config.ConfigException e) {
+            System.err.println("Invalid configuration: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        LOGGER.log(Level.INFO, "Issuer simulator listening on port {0}", String.valueOf(server.port()));
+    }
+
+    /**
+     * Builds the simulated issuer and starts its server.
+     *
+     * @param settings validated settings
+     * @param meters   where the {@code issuer_*} metrics go; {@code /metrics} serves the global registry
+     * @return the listening server
+     * @throws ConfigurationException naming {@code issuer.port} when it cannot listen
+     */
+    static WebServer start(Settings settings, MeterRegistry meters) {
+        SimulatedIssuer issuer = SimulatedIssuer.create(settings.issuer(), meters);
+        WebServer server = WebServer.builder()
+                .host(settings.host())
+                .port(settings.port())
+                .featuresDiscoverServices(false)
+                .maxPayloadSize(MAX_PAYLOAD_BYTES)
+                .addFeature(ObserveFeature.builder()
+                                    .observersDiscoverServices(false)
+                                    .endpoint("/")
+                                    .addObserver(MetricsObserver.builder().endpoint("metrics").build())
+                                    .build())
+                .routing(routing -> routing.register(new IssuerSimulatorService(issuer)))
+                .build()
+                .start();
+        if (!server.isRunning() || server.port() <= 0) {
+            server.stop();
+            throw new ConfigurationException("issuer.port", "cannot listen on port " + settings.port() + " (in use, "
+                                                            + "or not permitted); allowed: a free port from 0 to 65535");
+        }
+        return server;
+    }
+}

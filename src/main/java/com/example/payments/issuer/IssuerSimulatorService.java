@@ -1,0 +1,141 @@
+package com.example.payments.issuer;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+import com.example.payments.http.Json;
+import com.example.payments.http.Problem;
+import com.example.payments.http.ProblemResponses;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.helidon.http.HeaderName;
+import io.helidon.http.HeaderNames;
+import io.helidon.http.HeaderValues;
+import io.helidon.http.Status;
+import io.helidon.webserver.http.HttpRules;
+import io.helidon.webserver.http.HttpService;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+
+/**
+ * The issuer simulator's API.
+ *
+ * <ul>
+ *     <li>{@code POST /v1/authorizations} with header {@code Idempotency-Key: <attempt id>} (1 to 255 printable ASCII
+ *     characters) and a JSON body {@code {"merchantId","reference"?,"amount":{"value","currency"},"card":{"number",
+ *     ...}}}: 200 {@code {"attemptId","status":"APPROVED"|"DECLINED","declineCode"?}}, with
+ *     {@code Idempotent-Replayed: true} when the attempt id was decided before; 503 problem (with {@code Retry-After})
+ *     for the unreachable test card; 400 problem naming the header or field when the call is malformed.</li>
+ *     <li>{@code GET /stats}: 200 {@link IssuerStats} as JSON.</li>
+ * </ul>
+ * Card numbers and CVCs are never logged nor echoed.
+ */
+final class IssuerSimulatorService implements HttpService {
+
+    private static final HeaderName IDEMPOTENCY_KEY = HeaderNames.create("Idempotency-Key");
+    private static final HeaderName REPLAYED = HeaderNames.create("Idempotent-Replayed");
+    private static final Pattern KEY = Pattern.compile("[\\x21-\\x7E]{1,255}");
+    private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
+    private static final Pattern PAN = Pattern.compile("[0-9]{12,19}");
+
+    private final SimulatedIssuer issuer;
+
+    IssuerSimulatorService(SimulatedIssuer issuer) {
+        this.issuer = issuer;
+    }
+
+    /**
+     * The answer to a decided call.
+     *
+     * @param attemptId   the attempt id it answers
+     * @param status      {@code APPROVED} or {@code DECLINED}
+     * @param declineCode when declined
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record DecisionBody(String attemptId, String status, String declineCode) {
+    }
+
+    @Override
+    public void routing(HttpRules rules) {
+        rules.post("/v1/authorizations", this::authorize)
+                .get("/stats", this::stats);
+    }
+
+    private void authorize(ServerRequest req, ServerResponse res) throws InterruptedException {
+        List<String> keys = req.headers().all(IDEMPOTENCY_KEY, List::of);
+        if (keys.size() != 1 || !KEY.matcher(keys.getFirst()).matches()) {
+            invalid(res, List.of(Problem.FieldError.header(IDEMPOTENCY_KEY.defaultCase(),
+                    "send exactly one Idempotency-Key: the attempt id, 1 to 255 printable ASCII characters")));
+            return;
+        }
+        String attemptId = keys.getFirst();
+        JsonNode body;
+        try {
+            body = Json.mapper().readTree(req.content().inputStream());
+        } catch (IOException | RuntimeException e) {
+            // Never quote the parser's message: it may contain a card number.
+            invalid(res, List.of(Problem.FieldError.body("#", "the body is not valid JSON")));
+            return;
+        }
+        List<Problem.FieldError> errors = new ArrayList<>();
+        IssuerRequest request = request(attemptId, body == null ? Json.mapper().missingNode() : body, errors);
+        if (!errors.isEmpty()) {
+            invalid(res, errors);
+            return;
+        }
+        switch (issuer.authorize(request)) {
+        case SimulatedIssuer.Decided decided -> {
+            if (decided.replayed()) {
+                res.header(REPLAYED, "true");
+            }
+            IssuerRules.Decision decision = decided.decision();
+            res.status(Status.OK_200)
+                    .header(HeaderValues.CONTENT_TYPE_JSON)
+                    .send(Json.bytes(new DecisionBody(attemptId, decision.approved() ? "APPROVED" : "DECLINED",
+                                                      decision.declineCode())));
+        }
+        case SimulatedIssuer.Unavailable unavailable -> ProblemResponses.sendRetryable(res, Problem.of(
+                "issuer-unavailable", "Issuer unavailable", 503,
+                "The simulated issuer cannot be reached for this card (test card 4000000000000119)."), 1);
+        }
+    }
+
+    private static IssuerRequest request(String attemptId, JsonNode body, List<Problem.FieldError> errors) {
+        String merchant = body.path("merchantId").asText("");
+        if (merchant.isBlank()) {
+            errors.add(Problem.FieldError.body("#/merchantId", "required"));
+        }
+        JsonNode reference = body.path("reference");
+        if (!reference.isMissingNode() && !reference.isNull() && !reference.isTextual()) {
+            errors.add(Problem.FieldError.body("#/reference", "must be a string"));
+        }
+        JsonNode value = body.path("amount").path("value");
+        if (!value.canConvertToExactIntegral() || !value.canConvertToLong() || value.asLong() <= 0) {
+            errors.add(Problem.FieldError.body("#/amount/value", "must be a positive integer (minor units)"));
+        }
+        String currency = body.path("amount").path("currency").asText("");
+        if (!CURRENCY.matcher(currency).matches()) {
+            errors.add(Problem.FieldError.body("#/amount/currency", "must be an ISO 4217 code such as EUR"));
+        }
+        String number = body.path("card").path("number").asText("");
+        if (!PAN.matcher(number).matches()) {
+            errors.add(Problem.FieldError.body("#/card/number", "must be 12 to 19 digits"));
+        }
+        return new IssuerRequest(attemptId, merchant, reference.isTextual() ? reference.asText() : null,
+                                 value.asLong(), currency, number);
+    }
+
+    private static void invalid(ServerResponse res, List<Problem.FieldError> errors) {
+        ProblemResponses.send(res, Problem.of("invalid-request", "Invalid request", 400,
+                                              "The authorization call is malformed.").withErrors(errors));
+    }
+
+    private void stats(ServerRequest req, ServerResponse res) {
+        res.header(HeaderValues.CONTENT_TYPE_JSON)
+                .header(HeaderNames.CACHE_CONTROL, "no-store")
+                .send(Json.bytes(issuer.stats()));
+    }
+}

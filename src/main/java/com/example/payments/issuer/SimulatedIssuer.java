@@ -1,0 +1,114 @@
+package com.example.payments.issuer;
+
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+import io.helidon.metrics.api.MeterRegistry;
+
+/**
+ * A card issuer that deduplicates on the attempt id, standing in for a real one: it decides by {@link IssuerRules},
+ * answers the same decision for the same attempt id and counts it once ({@link IssuerLedger}). The built-in
+ * {@code rule-based} authorizer runs one in the service's process; the {@link IssuerSimulator} serves one over HTTP.
+ *
+ * <p>Metrics, in the registry of the process it runs in ({@code scope="application"} added by Helidon):
+ * <ul>
+ *     <li>{@code issuer_authorizations_total{decision}}: {@code approved}, {@code declined}; one per attempt id</li>
+ *     <li>{@code issuer_duplicate_attempts_total}: calls with a known attempt id, answered from the ledger</li>
+ *     <li>{@code issuer_unavailable_total}: calls answered as an unreachable issuer</li>
+ *     <li>{@code issuer_payments_approved_more_than_once_total}: business payments approved under two or more
+ *     attempt ids</li>
+ *     <li>{@code issuer_attempt_conflicts_total}: a known attempt id presented for a different payment</li>
+ *     <li>{@code issuer_ledger_evictions_total}: attempt ids dropped before their retention because the ledger was
+ *     full</li>
+ * </ul>
+ */
+public final class SimulatedIssuer {
+
+    /** The issuer's answer to one call. */
+    public sealed interface Answer {
+    }
+
+    /**
+     * A decision.
+     *
+     * @param decision approve, or decline with a code
+     * @param replayed {@code true} when answered from the ledger (the attempt id was seen before)
+     */
+    public record Decided(IssuerRules.Decision decision, boolean replayed) implements Answer {
+    }
+
+    /** The issuer cannot be reached: no decision, nothing recorded (the caller cannot know the outcome). */
+    public record Unavailable() implements Answer {
+    }
+
+    private final IssuerSettings settings;
+    private final IssuerLedger ledger;
+    private final AtomicLong inFlight = new AtomicLong();
+
+    private SimulatedIssuer(IssuerSettings settings, LongSupplier nanoClock, IssuerMeters meters) {
+        this.settings = settings;
+        this.ledger = new IssuerLedger(settings.ledgerRetention(), settings.ledgerMaxEntries(), nanoClock, meters);
+    }
+
+    /**
+     * Creates an issuer and registers its metrics.
+     *
+     * @param settings limit, simulated latency and ledger bounds
+     * @param meters   the registry of the process it runs in
+     * @return the issuer
+     */
+    public static SimulatedIssuer create(IssuerSettings settings, MeterRegistry meters) {
+        return new SimulatedIssuer(settings, System::nanoTime, IssuerMeters.create(meters));
+    }
+
+    /**
+     * An issuer with a given clock and no metrics, for tests of expiry.
+     *
+     * @param settings  settings
+     * @param nanoClock monotonic time in ns
+     * @return the issuer
+     */
+    static SimulatedIssuer create(IssuerSettings settings, LongSupplier nanoClock) {
+        return new SimulatedIssuer(settings, nanoClock, IssuerMeters.none());
+    }
+
+    /**
+     * Answers one authorization after the simulated latency.
+     *
+     * @param request the call; its attempt id is the deduplication key
+     * @return the decision (recorded or new), or unavailable for the unreachable test card
+     * @throws InterruptedException when interrupted during the simulated latency; nothing is recorded then
+     */
+    public Answer authorize(IssuerRequest request) throws InterruptedException {
+        inFlight.incrementAndGet();
+        try {
+            pause();
+            return ledger.record(request, IssuerRules.decide(request.cardNumber(), request.amount(),
+                                                             settings.defaultLimit()));
+        } finally {
+            inFlight.decrementAndGet();
+        }
+    }
+
+    /**
+     * The counters.
+     *
+     * @return a snapshot
+     */
+    public IssuerStats stats() {
+        return ledger.stats(inFlight.get());
+    }
+
+    private void pause() throws InterruptedException {
+        Duration latency = settings.latency();
+        long millis = latency.toMillis();
+        if (!settings.jitter().isZero()) {
+            millis += ThreadLocalRandom.current().nextLong(settings.jitter().toMillis() + 1);
+        }
+        if (millis > 0) {
+            Thread.sleep(millis);
+        }
+    }
+}
