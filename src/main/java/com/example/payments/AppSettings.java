@@ -54,6 +54,7 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
      * @throws ConfigurationException naming the first key that is wrong and its allowed range
      */
     static AppSettings create(Config config) {
+        ListenerConfigs.check(config);
         ConfigValues values = ConfigValues.create(config);
         int businessPort = (int) values.longInRange("server.port", 8080, 0, 65535);
         int healthPort = (int) values.longInRange("health-server.port", 8081, 0, 65535);

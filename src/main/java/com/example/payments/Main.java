@@ -77,7 +77,9 @@ public final class Main {
             running = start(config, settings, List.of(), sequence -> Signals.install(sequence::begin));
         } catch (ConfigurationException | io.helidon.common.config.ConfigException e) {
             // One line, no stack trace: it is what `kubectl describe pod` and a crash-looping pod's log show.
-            System.err.println("Invalid configuration: " + oneLine(e));
+            Throwable reported = e instanceof io.helidon.common.config.ConfigException helidon
+                    ? ConfigurationException.from(helidon).<Throwable>map(named -> named).orElse(e) : e;
+            System.err.println("Invalid configuration: " + oneLine(reported));
             System.exit(2);
             return;
         }
