@@ -89,6 +89,8 @@ class CardDataInFreeTextTest {
             "twelve digits, 400005665566",
             "a date, 2026-11-30",
             "a UUID, 0b7e7d4a-2c1f-4e8a-9d3b-5f6a7c8d9e0f",
+            "a UUID whose digits pass the Luhn check, 47470277-1795-4328-83ea-3a2051c9a4c4",
+            "a hex id glued to Luhn-valid digits, 8f6753cd-0751-4298-9190-745609bbe3c6",
             "digits two separators apart, 4000  0566  5566  5556",
     })
     void otherNumbersInTheReferenceAreAccepted(String name, String reference) throws Exception {

@@ -3,6 +3,8 @@ package com.example.payments.carddata;
 import java.nio.CharBuffer;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Finds text that looks like a card number (PAN): 13 to 19 decimal digits that pass the Luhn check, written together
@@ -16,8 +18,11 @@ import java.util.BitSet;
  *     longer number is still a PAN);</li>
  *     <li>a candidate whose digits pass the Luhn check is a PAN.</li>
  * </ul>
- * A group of 13 to 19 digits is judged as a whole, so a timestamp in ms or an id that fails the Luhn check is left
- * alone (one in ten such numbers passes it by chance: masking those in a log is the price of never leaking a PAN).
+ * Hexadecimal ids are not card numbers: a candidate may not start or end where its digits touch a hex letter
+ * ({@code a-f}), nor lie wholly inside a UUID-shaped token ({@code 47470277-1795-4328-83ea-...} holds 16 digits one
+ * dash apart; without these two rules one random UUID in 350 would look like a PAN). A group of 13 to 19 digits is
+ * judged as a whole, so a timestamp in ms or an id that fails the Luhn check is left alone (one in ten such numbers
+ * passes it by chance: masking those in a log, or refusing them in free text, is the price of never keeping a PAN).
  * Digits are Unicode decimal digits ({@link Character#digit(char, int)}), so full-width digits count too.
  */
 public final class PanDetector {
@@ -28,6 +33,8 @@ public final class PanDetector {
     public static final int MAX_DIGITS = 19;
     private static final int VISIBLE_DIGITS = 4;
     private static final char MASK = '*';
+    private static final Pattern UUID = Pattern.compile(
+            "(?<![0-9A-Za-z])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9A-Za-z])");
 
     private PanDetector() {
     }
@@ -72,6 +79,7 @@ public final class PanDetector {
     // Positions (char indexes) of the digits to mask: every digit of a Luhn-valid candidate except its last four.
     private static BitSet panDigits(CharSequence text) {
         BitSet result = new BitSet();
+        BitSet uuids = null;
         int length = text.length();
         int i = 0;
         while (i < length) {
@@ -79,13 +87,26 @@ public final class PanDetector {
                 i++;
                 continue;
             }
-            i = scanRun(text, i, result);
+            if (uuids == null) {
+                uuids = uuids(text);
+            }
+            i = scanRun(text, i, uuids, result);
         }
         return result;
     }
 
+    // The chars of UUID-shaped tokens: their digits, 32 hex digits in groups of 8-4-4-4-12, are no card number.
+    private static BitSet uuids(CharSequence text) {
+        BitSet chars = new BitSet();
+        Matcher matcher = UUID.matcher(text);
+        while (matcher.find()) {
+            chars.set(matcher.start(), matcher.end());
+        }
+        return chars;
+    }
+
     // Reads one run starting at a digit; returns the index after it.
-    private static int scanRun(CharSequence text, int start, BitSet result) {
+    private static int scanRun(CharSequence text, int start, BitSet uuids, BitSet result) {
         int length = text.length();
         int[] positions = new int[16];
         int[] groupStarts = new int[8];
@@ -108,33 +129,53 @@ public final class PanDetector {
             }
         }
         if (digits >= MIN_DIGITS) {
-            judgeRun(text, positions, digits, groupStarts, groups, result);
+            Run run = new Run(text, positions, digits, groupStarts, groups, uuids,
+                              start > 0 && isHexLetter(text.charAt(start - 1)), i < length && isHexLetter(text.charAt(i)));
+            run.judge(result);
         }
         return i;
     }
 
-    private static void judgeRun(CharSequence text, int[] positions, int digits, int[] groupStarts, int groups,
-                                 BitSet result) {
-        for (int g = 0; g < groups; g++) {
-            int from = groupStarts[g];
-            for (int h = g; h < groups; h++) {
-                int to = h + 1 < groups ? groupStarts[h + 1] : digits;
-                int count = to - from;
-                if (count > MAX_DIGITS) {
-                    break;
+    /**
+     * One run of digits and its groups. Digits glued to a hex letter at either end belong to a hexadecimal token (a
+     * UUID, a trace id): a candidate may not start or end there, or one UUID in three hundred would look like a PAN.
+     */
+    private record Run(CharSequence text, int[] positions, int digits, int[] groupStarts, int groups, BitSet uuids,
+                       boolean hexBefore, boolean hexAfter) {
+
+        void judge(BitSet result) {
+            for (int g = 0; g < groups; g++) {
+                int from = groupStarts[g];
+                for (int h = g; h < groups; h++) {
+                    int to = h + 1 < groups ? groupStarts[h + 1] : digits;
+                    int count = to - from;
+                    if (count > MAX_DIGITS) {
+                        break;
+                    }
+                    if (count >= MIN_DIGITS) {
+                        candidate(from, to, result);
+                    }
                 }
-                if (count >= MIN_DIGITS) {
-                    judge(text, positions, from, to, result);
-                }
-            }
-            int groupEnd = g + 1 < groups ? groupStarts[g + 1] : digits;
-            if (groupEnd - from > MAX_DIGITS) {
-                for (int w = MIN_DIGITS; w <= MAX_DIGITS; w++) {
-                    for (int s = from; s + w <= groupEnd; s++) {
-                        judge(text, positions, s, s + w, result);
+                int groupEnd = g + 1 < groups ? groupStarts[g + 1] : digits;
+                if (groupEnd - from > MAX_DIGITS) {
+                    for (int w = MIN_DIGITS; w <= MAX_DIGITS; w++) {
+                        for (int s = from; s + w <= groupEnd; s++) {
+                            candidate(s, s + w, result);
+                        }
                     }
                 }
             }
+        }
+
+        private void candidate(int from, int to, BitSet result) {
+            if (from == 0 && hexBefore || to == digits && hexAfter) {
+                return;
+            }
+            int inUuid = uuids.nextClearBit(positions[from]);
+            if (uuids.get(positions[from]) && inUuid > positions[to - 1]) {
+                return;
+            }
+            PanDetector.judge(text, positions, from, to, result);
         }
     }
 
@@ -154,6 +195,10 @@ public final class PanDetector {
                 result.set(positions[k]);
             }
         }
+    }
+
+    private static boolean isHexLetter(char c) {
+        return c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F';
     }
 
     private static boolean isDigit(char c) {

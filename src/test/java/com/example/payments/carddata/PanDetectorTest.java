@@ -58,12 +58,29 @@ class PanDetectorTest {
             "0x19b8f634 0x7a3e9b12",            // ids in hex
             "4111  1111  1111  1111",           // two separators apart: not one number
             "4111.1111.1111.1111",              // dots are not separators
+            "47470277-1795-4328-83ea-3a2051c9a4c4",  // a UUID whose digits would pass the Luhn check
+            "af5c514c-8e4c-46bc-9418-222196080623",
+            "8f6753cd-0751-4298-9190-745609bbe3c6",  // digits glued to hex letters at both ends
             "port 8080, 8081; 1705 milliseconds",
             "",
     })
     void numbersThatAreNoCardNumbersAreLeftAlone(String text) {
         assertThat(PanDetector.containsPan(text), is(false));
         assertThat(PanDetector.mask(text), sameInstance(text));
+    }
+
+    @Test
+    void randomUuidsAreNoCardNumbers() {
+        for (int i = 0; i < 100_000; i++) {
+            String uuid = java.util.UUID.randomUUID().toString();
+            assertThat(uuid, PanDetector.containsPan(uuid), is(false));
+        }
+    }
+
+    @Test
+    void aCardNumberNextToAUuidIsStillMasked() {
+        assertThat(PanDetector.mask("id 47470277-1795-4328-83ea-3a2051c9a4c4 card 4111 1111 1111 1111"),
+                   is("id 47470277-1795-4328-83ea-3a2051c9a4c4 card **** **** **** 1111"));
     }
 
     @Test
