@@ -68,7 +68,8 @@ class CardDataInFreeTextTest {
         HttpResponse<String> clean = service.post(key, body("m_123", "order-42"));
         assertThat(clean.statusCode(), is(201));
         assertThat(clean.headers().firstValue("Idempotent-Replayed").isPresent(), is(false));
-        HttpResponse<String> stored = service.get(service.business(clean.headers().firstValue("Location").orElseThrow()));
+        String location = clean.headers().firstValue("Location").orElseThrow();
+        HttpResponse<String> stored = service.get(service.business(location));
         assertThat(digitsOf(stored.body()), not(containsString(digitsOf(reference))));
     }
 

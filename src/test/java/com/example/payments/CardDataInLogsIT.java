@@ -19,6 +19,7 @@ import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import com.example.payments.testing.Bytes;
 import com.example.payments.testing.ServiceProcess;
 
 import org.junit.jupiter.api.io.TempDir;
@@ -182,7 +183,7 @@ class CardDataInLogsIT {
     private static List<Attack> corpus() {
         List<Attack> attacks = new ArrayList<>();
         String body = body(PANS.get(0), CVCS.get(0), "order-1");
-        String hex = Integer.toHexString(bytes(body).length);
+        String hex = Integer.toHexString(Bytes.utf8(body).length);
         // Broken chunked framing on the route that reads the body: 400, Connection: close, nothing logged.
         attacks.add(chunked("chunk size not hex", "zz\r\n" + body + "\r\n0\r\n\r\n", true));
         attacks.add(chunked("the body as chunk-size line", body + "\r\n0\r\n\r\n", true));
@@ -209,18 +210,18 @@ class CardDataInLogsIT {
         attacks.add(raw("Content-Length not a number", post("application/json", "Content-Length: " + PANS.get(3)
                                                                                 + "x\r\n") + body, false));
         attacks.add(raw("gzip that is not gzip", post("application/json", "Content-Encoding: gzip\r\nContent-Length: "
-                + bytes(body).length + "\r\n") + body, false));
+                + Bytes.utf8(body).length + "\r\n") + body, false));
         // Bodies the route reads and refuses.
         attacks.add(json("malformed JSON quoting the card", "{\"card\":{\"number\":" + PANS.get(3) + "x,\"cvc\":"
                                                             + CVCS.get(3) + "x}}"));
         attacks.add(json("JSON with trailing content", body + body));
         attacks.add(json("card number and CVC in free text", body(PANS.get(0), CVCS.get(0),
                 "4111 1111 1111 1111 cvc " + CVCS.get(1))));
-        attacks.add(new Attack("invalid UTF-8 next to card data", concat(bytes(post("application/json",
-                "Content-Length: " + (bytes(body).length + 1) + "\r\n")), bytes(body.replace("order-1", "order-")),
-                new byte[] {(byte) 0xff, '1'}), false));
-        attacks.add(raw("chunked with a text/plain body", post("text/plain", "Transfer-Encoding: chunked\r\n") + "zz\r\n"
-                                                          + body + "\r\n0\r\n\r\n", false));
+        byte[] head = Bytes.utf8(post("application/json", "Content-Length: " + (Bytes.utf8(body).length + 1) + "\r\n"));
+        attacks.add(new Attack("invalid UTF-8 next to card data", Bytes.concat(head, Bytes.utf8(body.replace(
+                "order-1", "order-")), new byte[] {(byte) 0xff, '1'}), false));
+        attacks.add(raw("chunked with a text/plain body", post("text/plain", "Transfer-Encoding: chunked\r\n")
+                                                          + "zz\r\n" + body + "\r\n0\r\n\r\n", false));
         // Card data in the request line and the headers.
         attacks.add(raw("card number in the path", "GET /v1/authorizations/" + PANS.get(4) + "?cvc=" + CVCS.get(0)
                                                    + " HTTP/1.1\r\nHost: x\r\n\r\n", false));
@@ -238,7 +239,7 @@ class CardDataInLogsIT {
         attacks.add(raw("card number in headers", "GET /ping HTTP/1.1\r\nHost: x\r\nX-Card: " + PANS.get(3)
                 + "\r\nX-Cvc: " + CVCS.get(3) + "\r\nAuthorization: Basic " + PANS.get(4) + "\r\n\r\n", false));
         attacks.add(raw("card number as Idempotency-Key", post("application/json", "Idempotency-Key: " + PANS.get(0)
-                + "\r\nContent-Length: " + bytes(body).length + "\r\n") + body, false));
+                + "\r\nContent-Length: " + Bytes.utf8(body).length + "\r\n") + body, false));
         attacks.add(raw("card number in a malformed header name", "GET /ping HTTP/1.1\r\nHost: x\r\nX Card "
                 + PANS.get(1) + ": " + CVCS.get(1) + "\r\n\r\n", false));
         attacks.add(raw("card number in a header line without colon", "GET /ping HTTP/1.1\r\nHost: x\r\n"
@@ -274,24 +275,14 @@ class CardDataInLogsIT {
     }
 
     private static Attack json(String name, String body) {
-        return raw(name, post("application/json", "Content-Length: " + bytes(body).length + "\r\n") + body, false);
+        return raw(name, post("application/json", "Content-Length: " + Bytes.utf8(body).length + "\r\n") + body, false);
     }
 
     private static Attack raw(String name, String request, boolean readsTheBody) {
         return new Attack(name, request.getBytes(StandardCharsets.ISO_8859_1), readsTheBody);
     }
 
-    private static byte[] bytes(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
-    }
 
-    private static byte[] concat(byte[]... parts) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (byte[] part : parts) {
-            out.writeBytes(part);
-        }
-        return out.toByteArray();
-    }
 
     /**
      * One response read off the socket.

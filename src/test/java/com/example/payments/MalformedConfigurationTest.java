@@ -2,6 +2,7 @@ package com.example.payments;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -162,7 +163,7 @@ class MalformedConfigurationTest {
         Config shipped;
         try (InputStream in = Main.class.getResourceAsStream("/application.yaml")) {
             shipped = Config.builder().disableEnvironmentVariablesSource().disableSystemPropertiesSource()
-                    .addSource(ConfigSources.create(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8),
+                    .addSource(ConfigSources.create(new String(in.readAllBytes(), StandardCharsets.UTF_8),
                                                     MediaTypes.create("application/x-yaml")))
                     .build();
         }

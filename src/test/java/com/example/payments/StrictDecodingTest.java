@@ -1,6 +1,5 @@
 package com.example.payments;
 
-import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -10,6 +9,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import com.example.payments.http.Json;
+import com.example.payments.testing.Bytes;
 import com.example.payments.testing.Http;
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -84,14 +84,14 @@ class StrictDecodingTest {
 
     @Test
     void invalidUtf8InANestedFieldNamesThatField() throws Exception {
-        byte[] body = concat(bytes(Http.VALID_BODY.substring(0, Http.VALID_BODY.indexOf("\"cvc\":\"") + 7)),
-                             HexFormat.of().parseHex("ff"), bytes("3\"}}"));
+        byte[] body = Bytes.concat(Bytes.utf8(Http.VALID_BODY.substring(0, Http.VALID_BODY.indexOf("\"cvc\":\"") + 7)),
+                             HexFormat.of().parseHex("ff"), Bytes.utf8("3\"}}"));
         assertThat(error(post(key(), body)).get("pointer").asText(), is("#/card/cvc"));
     }
 
     @Test
     void invalidUtf8InAFieldNameNamesTheBody() throws Exception {
-        byte[] body = concat(bytes("{\"ref"), HexFormat.of().parseHex("ff"), bytes("\":1}"));
+        byte[] body = Bytes.concat(Bytes.utf8("{\"ref"), HexFormat.of().parseHex("ff"), Bytes.utf8("\":1}"));
         HttpResponse<String> response = post(key(), body);
         assertThat(response.statusCode(), is(400));
         assertThat(error(response).get("pointer").asText(), is("#"));
@@ -99,7 +99,8 @@ class StrictDecodingTest {
 
     @Test
     void aByteOrderMarkIsABadRequest() throws Exception {
-        HttpResponse<String> response = post(key(), concat(HexFormat.of().parseHex("efbbbf"), bytes(Http.VALID_BODY)));
+        byte[] body = Bytes.concat(HexFormat.of().parseHex("efbbbf"), Bytes.utf8(Http.VALID_BODY));
+        HttpResponse<String> response = post(key(), body);
         assertThat(response.statusCode(), is(400));
         assertThat(error(response).get("pointer").asText(), is("#"));
         assertThat(error(response).get("detail").asText(), containsString("byte order mark"));
@@ -132,7 +133,7 @@ class StrictDecodingTest {
             "two high surrogates, \\uD83D\\uD83D",
     })
     void anUnpairedSurrogateEscapeIsABadRequest(String name, String escape) throws Exception {
-        HttpResponse<String> response = post(key(), bytes(Http.VALID_BODY.replace("order-42", escape)));
+        HttpResponse<String> response = post(key(), Bytes.utf8(Http.VALID_BODY.replace("order-42", escape)));
         assertThat(response.statusCode(), is(400));
         assertThat(error(response).get("pointer").asText(), is("#/reference"));
         assertThat(error(response).get("detail").asText(), containsString("surrogate"));
@@ -140,7 +141,7 @@ class StrictDecodingTest {
 
     @Test
     void anUnpairedSurrogateInAnUnknownFieldIsABadRequestToo() throws Exception {
-        HttpResponse<String> response = post(key(), bytes(Http.VALID_BODY.replace("{\"merchantId\"",
+        HttpResponse<String> response = post(key(), Bytes.utf8(Http.VALID_BODY.replace("{\"merchantId\"",
                 "{\"notes\":[\"ok\",\"\\uD800\"],\"merchantId\"")));
         assertThat(response.statusCode(), is(400));
         assertThat(error(response).get("pointer").asText(), is("#/notes/1"));
@@ -149,18 +150,18 @@ class StrictDecodingTest {
     @Test
     void validMultibyteTextAndSurrogatePairsAreAcceptedAndKeptExactly() throws Exception {
         String reference = "Caf\u00e9 \u65e5\u672c \uD83D\uDE00";
-        HttpResponse<String> escaped = post(key(), bytes(Http.VALID_BODY.replace("order-42",
+        HttpResponse<String> escaped = post(key(), Bytes.utf8(Http.VALID_BODY.replace("order-42",
                 "Caf\\u00e9 \u65e5\u672c \\uD83D\\uDE00")));
         assertThat(escaped.statusCode(), is(201));
         assertThat(json(escaped).get("reference").asText(), is(reference));
-        HttpResponse<String> raw = post(key(), bytes(Http.VALID_BODY.replace("order-42", reference)));
+        HttpResponse<String> raw = post(key(), Bytes.utf8(Http.VALID_BODY.replace("order-42", reference)));
         assertThat(raw.statusCode(), is(201));
         assertThat(json(raw).get("reference").asText(), is(reference));
     }
 
     private static byte[] withReference(String text, String hexBytes) {
         String[] parts = Http.VALID_BODY.split("order-42");
-        return concat(bytes(parts[0] + text), HexFormat.of().parseHex(hexBytes), bytes(parts[1]));
+        return Bytes.concat(Bytes.utf8(parts[0] + text), HexFormat.of().parseHex(hexBytes), Bytes.utf8(parts[1]));
     }
 
     private static HttpResponse<String> post(String key, byte[] body) throws Exception {
@@ -182,15 +183,5 @@ class StrictDecodingTest {
         return "\"" + UUID.randomUUID() + "\"";
     }
 
-    private static byte[] bytes(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
-    }
 
-    private static byte[] concat(byte[]... parts) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (byte[] part : parts) {
-            out.writeBytes(part);
-        }
-        return out.toByteArray();
-    }
 }

@@ -39,7 +39,9 @@ import io.helidon.webserver.http.ServerResponse;
  *     504 issuer timed out; the key is released so a retry runs again).</li>
  *     <li>{@code GET /v1/authorizations/{id}}: 200 with the same body, or 404.</li>
  * </ul>
- * Every error is an RFC 9457 problem. A decline is a processed request: 201 with {@code "status":"DECLINED"}.
+ * Every error is an RFC 9457 problem. A decline is a processed request: 201 with {@code "status":"DECLINED"}. The
+ * body must be strict UTF-8 JSON and hold no card number outside {@code card} (400, docs/card-data.md); a body whose
+ * chunked framing is broken is a 400 with {@code Connection: close}.
  */
 public final class AuthorizationService implements HttpService, AutoCloseable {
 
@@ -137,7 +139,8 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
         return switch (JsonBody.read(req)) {
         case JsonBody.Parsed parsed -> validator.validate(parsed.json());
         case JsonBody.Invalid invalid -> new RequestValidator.Invalid(List.of(invalid.error()));
-        case JsonBody.Unreadable unreadable -> throw ProblemResponses.sendAndClose(res, ProblemResponses.unreadableBody());
+        case JsonBody.Unreadable unreadable ->
+                throw ProblemResponses.sendAndClose(res, ProblemResponses.unreadableBody());
         };
     }
 

@@ -34,7 +34,7 @@ public final class PanDetector {
     private static final int VISIBLE_DIGITS = 4;
     private static final char MASK = '*';
     private static final Pattern UUID = Pattern.compile(
-            "(?<![0-9A-Za-z])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9A-Za-z])");
+            "(?<![0-9A-Za-z])[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}(?![0-9A-Za-z])");
 
     private PanDetector() {
     }
@@ -130,7 +130,8 @@ public final class PanDetector {
         }
         if (digits >= MIN_DIGITS) {
             Run run = new Run(text, positions, digits, groupStarts, groups, uuids,
-                              start > 0 && isHexLetter(text.charAt(start - 1)), i < length && isHexLetter(text.charAt(i)));
+                              start > 0 && isHexLetter(text.charAt(start - 1)),
+                              i < length && isHexLetter(text.charAt(i)));
             run.judge(result);
         }
         return i;

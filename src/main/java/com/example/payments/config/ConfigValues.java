@@ -177,8 +177,8 @@ public final class ConfigValues {
         return raw;
     }
 
-    // "health: PT1S" would leave every health.* key absent, or (over the shipped section) be merged away: either way the
-    // defaults would be taken in silence.
+    // "health: PT1S" would leave every health.* key absent, or (over the shipped section) be merged away: either way
+    // the defaults would be taken in silence.
     private void requireObjectParents(String key) {
         int dot = key.indexOf('.');
         while (dot > 0) {

@@ -17,7 +17,8 @@ import io.helidon.common.config.ConfigException;
 public final class ConfigurationException extends RuntimeException {
 
     // Helidon's ConfigMappingException names the key and the value only in its message.
-    private static final Pattern HELIDON_MAPPING = Pattern.compile("Mapping of value '(.*)' stored under key '([^']*)'");
+    private static final Pattern HELIDON_MAPPING =
+            Pattern.compile("Mapping of value '(.*)' stored under key '([^']*)'");
     private static final Pattern HELIDON_KEY = Pattern.compile("under key '([^']*)'");
 
     /**

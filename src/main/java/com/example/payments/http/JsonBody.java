@@ -135,8 +135,8 @@ public final class JsonBody {
         }
         String surrogate = unpairedSurrogate(json, "");
         if (surrogate != null) {
-            return new Invalid(FieldError.body(safePointer(surrogate), "contains an unpaired UTF-16 surrogate escape, which is not "
-                                                          + "a Unicode character (RFC 8259 section 8.2)"));
+            return new Invalid(FieldError.body(safePointer(surrogate), "contains an unpaired UTF-16 surrogate "
+                    + "escape, which is not a Unicode character (RFC 8259 section 8.2)"));
         }
         return new Parsed(json);
     }

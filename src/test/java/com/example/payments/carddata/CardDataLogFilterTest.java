@@ -119,7 +119,8 @@ class CardDataLogFilterTest {
         out.print("11 é\n");
         out.println("2026-11-30T20:05:17.979 nothing to mask");
         assertThat(console.toString(StandardCharsets.UTF_8),
-                   is("number **** **** **** 1111 é\n2026-11-30T20:05:17.979 nothing to mask" + System.lineSeparator()));
+                   is("number **** **** **** 1111 é\n2026-11-30T20:05:17.979 nothing to mask"
+                      + System.lineSeparator()));
     }
 
     @Test
