@@ -130,7 +130,7 @@ ACKED_RATIOS=()
 for round in $(seq "$ROUNDS"); do
   in_memory=$(measure "in-memory-$round")
   redis=$(measure_redis "redis-$round" 0)
-  acked=$(measure_redis "redis-ack1-$round" 1 -Didempotency.redis.min-replicas-ack=1 -Dshutdown.drain-timeout=PT12S)
+  acked=$(measure_redis "redis-ack1-$round" 1 -Didempotency.redis.min-replicas-ack=1 -Dshutdown.drain-timeout=PT12S -Didempotency.in-flight-lease=PT12S)
   base=$(field rps "$in_memory")
   REDIS_RATIOS+=("$(ratio "$(field rps "$redis")" "$base")")
   ACKED_RATIOS+=("$(ratio "$(field rps "$acked")" "$base")")

@@ -25,24 +25,6 @@ import io.helidon.config.Config;
 record AppSettings(int businessPort, int healthPort, HealthSettings health, ShutdownSettings shutdown,
                    IdempotencySettings idempotency, AuthorizerSettings authorizer, LogFormat logFormat) {
 
-    /**
-     * The longest the Redis calls of one authorization can take: claim, authorization save and completion, each
-     * bounded by {@code idempotency.redis.command-timeout}. With {@code min-replicas-ack} above 0, claim and completion
-     * are replicated writes, each bounded by waiting for a pooled connection (command timeout), opening it if needed
-     * (connect timeout), the script (command timeout) and {@code WAIT} (command timeout + 100 ms).
-     *
-     * @param redis the Redis settings
-     * @return the worst case
-     */
-    static Duration redisWorstCase(IdempotencySettings.RedisSettings redis) {
-        Duration command = redis.commandTimeout();
-        if (redis.minReplicasAck() == 0) {
-            return command.multipliedBy(3);
-        }
-        Duration replicated = command.multipliedBy(3).plus(redis.connectTimeout()).plusMillis(100);
-        return replicated.multipliedBy(2).plus(command);
-    }
-
     /** {@code logging.format}. */
     enum LogFormat { TEXT, JSON }
 
@@ -74,14 +56,25 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
             throw new ConfigurationException("authorizer.timeout", "'" + timeout + "' is not allowed; allowed: a "
                     + "duration > PT0S and < shutdown.drain-timeout (" + drain + "), so no request outlives the drain");
         }
+        Duration store = settings.idempotency().bounds().total();
         settings.idempotency().redis().ifPresent(redis -> {
-            Duration longest = timeout.plus(redisWorstCase(redis));
+            Duration longest = timeout.plus(store);
             if (longest.compareTo(drain) >= 0) {
                 throw new ConfigurationException("shutdown.drain-timeout", "'" + drain + "' is not allowed with "
                         + "idempotency.store redis; allowed: a duration > authorizer.timeout + the Redis calls of one "
-                        + "request (" + redisWorstCase(redis) + ") = " + longest + ", so no request outlives the drain");
+                        + "request (" + store + ") = " + longest + ", so no request outlives the drain");
             }
         });
+        // The lease floor: a lease that lapses during the issuer call, with no renewal getting through, would let
+        // another replica claim the key and call the issuer a second time.
+        Duration lease = settings.idempotency().inFlightLease();
+        Duration floor = timeout.plus(store);
+        if (lease.compareTo(floor) <= 0) {
+            throw new ConfigurationException("idempotency.in-flight-lease", "'" + lease + "' is not allowed; "
+                    + "allowed: a duration > authorizer.timeout (" + timeout + ") + the idempotency store's worst case "
+                    + "(" + store + ") = " + floor + ", so that the lease outlasts the issuer call and the recording "
+                    + "of its decision even when no renewal gets through");
+        }
         return settings;
     }
 }

@@ -3,6 +3,7 @@ package com.example.payments;
 import java.lang.System.Logger.Level;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,8 +22,10 @@ import com.example.payments.health.LoopbackProber;
 import com.example.payments.health.StartupGate;
 import com.example.payments.health.WorkerWatchdog;
 import com.example.payments.http.RequestMetricsFilter;
-import com.example.payments.idempotency.Fingerprint;
 import com.example.payments.idempotency.IdempotencyRegistry;
+import com.example.payments.idempotency.IdempotencySettings;
+import com.example.payments.idempotency.IdempotentOperation;
+import com.example.payments.idempotency.RequestIdentities;
 import com.example.payments.lifecycle.ConnectionCloseWhileDraining;
 import com.example.payments.lifecycle.InFlightRequests;
 import com.example.payments.lifecycle.PeriodicWorker;
@@ -128,21 +131,20 @@ public final class Main {
         HealthState state = new HealthState();
         WorkerWatchdog watchdog = new WorkerWatchdog(meters);
 
-        Backends backends = Backends.create(settings.idempotency(), settings.health().checkTimeout());
-        IdempotencyRegistry registry = IdempotencyRegistry.create(backends.idempotency(),
-                settings.idempotency().inFlightLease(), settings.idempotency().retention(), meters);
+        IdempotencySettings idempotency = settings.idempotency();
+        Backends backends = Backends.create(idempotency, settings.health().checkTimeout());
+        IdempotencyRegistry registry = IdempotencyRegistry.create(backends.idempotency(), idempotency.inFlightLease(),
+                idempotency.retention(), idempotency.bounds().record(), meters);
         List<HealthCheck> checks = new ArrayList<>(readinessChecks);
         checks.addAll(backends.readinessChecks());
         DependencyChecks dependencies = DependencyChecks.create(checks, settings.health().checkTimeout());
 
         AuthorizerBackend issuer = AuthorizerBackend.create(settings.authorizer(), meters);
-        AuthorizationService authorizations = AuthorizationService.builder()
-                .registry(registry)
-                .fingerprint(Fingerprint.create(settings.idempotency().fingerprintSecret()))
-                .authorizer(issuer.authorizer(), settings.authorizer())
-                .store(backends.authorizations())
-                .meters(meters)
-                .build();
+        IdempotentOperation authorize = IdempotentOperation.create(AuthorizationService.OPERATION, registry,
+                RequestIdentities.create(idempotency.fingerprintSecret(), idempotency.previousSecret()),
+                idempotency.bounds(), settings.authorizer().timeout(), state::drainDeadline);
+        AuthorizationService authorizations = AuthorizationService.create(authorize, issuer.authorizer(),
+                settings.authorizer(), Clock.systemUTC(), meters);
         InFlightRequests inFlight = InFlightRequests.create(meters);
 
         WebServer business = Listeners.startBusiness(config, settings,

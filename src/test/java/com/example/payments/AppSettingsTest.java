@@ -59,7 +59,12 @@ class AppSettingsTest {
             "idempotency.fingerprint-secret#short#idempotency.fingerprint-secret: too short (5 characters); "
             + "allowed: at least 16",
             "idempotency.max-keys#0#idempotency.max-keys: '0' is out of range; allowed: an integer from 1 to "
-            + "2147483647"})
+            + "2147483647",
+            "idempotency.in-flight-lease#PT5S#idempotency.in-flight-lease: 'PT5S' is not allowed; allowed: a duration "
+            + "> authorizer.timeout (PT5S) + the idempotency store's worst case (PT0S) = PT5S, so that the lease "
+            + "outlasts the issuer call and the recording of its decision even when no renewal gets through",
+            "idempotency.fingerprint-secret-previous#short#idempotency.fingerprint-secret-previous: not allowed (5 "
+            + "characters); allowed: unset, or the secret used before the current one, at least 16 characters"})
     void aWrongValueFailsNamingTheKeyAndTheAllowedRange(String key, String value, String message) {
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(Map.of(key, value)));
         assertThat(e.getMessage(), is(message));
@@ -91,6 +96,40 @@ class AppSettingsTest {
         assertThat(e.getMessage(), is("shutdown.drain-timeout: 'PT10S' is not allowed with idempotency.store redis; "
                                       + "allowed: a duration > authorizer.timeout + the Redis calls of one request "
                                       + "(PT5.7S) = PT10.7S, so no request outlives the drain"));
+    }
+
+    @Test
+    void theLeaseMustOutlastTheAuthorizerAndTheRedisCallsOfOneRequest() {
+        Map<String, String> redis = Map.of("idempotency.store", "redis", "idempotency.redis.uri",
+                "redis://127.0.0.1:6379", "idempotency.fingerprint-secret", "a-real-secret-value",
+                "authorizer.timeout", "PT1S", "idempotency.in-flight-lease", "PT2.5S");
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(redis));
+        assertThat(e.getMessage(), is("idempotency.in-flight-lease: 'PT2.5S' is not allowed; allowed: a duration > "
+                                      + "authorizer.timeout (PT1S) + the idempotency store's worst case (PT1.5S) = "
+                                      + "PT2.5S, so that the lease outlasts the issuer call and the recording of its "
+                                      + "decision even when no renewal gets through"));
+        Map<String, String> valid = new java.util.HashMap<>(redis);
+        valid.put("idempotency.in-flight-lease", "PT2.6S");
+        assertThat(settings(valid).idempotency().inFlightLease().toMillis(), is(2600L));
+    }
+
+    @Test
+    void withMinReplicasAckTheLeaseMustAlsoCoverTheWaitForReplicas() {
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(Map.of(
+                "idempotency.store", "redis", "idempotency.redis.uri", "redis://127.0.0.1:6379",
+                "idempotency.fingerprint-secret", "a-real-secret-value", "idempotency.redis.min-replicas-ack", "1",
+                "shutdown.drain-timeout", "PT12S", "shutdown.hard-deadline", "PT20S")));
+        assertThat(e.getMessage().startsWith("idempotency.in-flight-lease: 'PT10S' is not allowed; allowed: a "
+                                             + "duration > authorizer.timeout (PT5S) + the idempotency store's worst "
+                                             + "case (PT5.7S) = PT10.7S"), is(true));
+    }
+
+    @Test
+    void thePreviousSecretMustDifferFromTheCurrentOne() {
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(Map.of(
+                "idempotency.fingerprint-secret-previous", "local-development-only-fingerprint-secret")));
+        assertThat(e.getMessage().startsWith("idempotency.fingerprint-secret-previous: not allowed (41 characters, "
+                                             + "equal to idempotency.fingerprint-secret)"), is(true));
     }
 
     @Test

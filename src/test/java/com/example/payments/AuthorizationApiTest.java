@@ -68,7 +68,8 @@ class AuthorizationApiTest {
         assertThat(body.get("status").asText(), is("APPROVED"));
         assertThat(body.get("card").get("brand").asText(), is("visa"));
         assertThat(body.get("card").get("last4").asText(), is("1111"));
-        assertThat(body.get("id").asText().matches("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"), is(true));
+        // A version 8 UUID: 122 bits of a keyed hash of the attempt id.
+        assertThat(body.get("id").asText().matches("[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"), is(true));
         assertThat(response.headers().firstValue("Location").orElseThrow(),
                    is("/v1/authorizations/" + body.get("id").asText()));
         assertThat(response.body(), not(containsString("4111111111111111")));
@@ -91,6 +92,15 @@ class AuthorizationApiTest {
         assertThat(second.headers().firstValue("Location"), is(first.headers().firstValue("Location")));
         assertThat(first.headers().firstValue("Idempotent-Replayed").isPresent(), is(false));
         assertThat(service.authorizerInvocations() - before, is(1.0));
+        HttpResponse<String> read = service.get(service.business(first.headers().firstValue("Location").orElseThrow()));
+        assertThat("GET answers the same bytes", read.body(), is(first.body()));
+    }
+
+    @Test
+    void theSameRequestUnderAnotherKeyIsAnotherAuthorization() throws Exception {
+        HttpResponse<String> one = service.post(key(), Http.VALID_BODY);
+        HttpResponse<String> two = service.post(key(), Http.VALID_BODY);
+        assertThat(json(two).get("id").asText(), not(json(one).get("id").asText()));
     }
 
     @Test

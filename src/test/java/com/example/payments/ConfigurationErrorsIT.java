@@ -49,6 +49,17 @@ class ConfigurationErrorsIT {
     }
 
     @Test
+    void aLeaseThatDoesNotOutlastTheAuthorizerAndTheStoreStopsStartupNamingBothKeys() throws Exception {
+        ServiceProcess.Exited exited = ServiceProcess.runToExit(
+                Map.of("authorizer.timeout", "PT2S", "idempotency.in-flight-lease", "PT2S"), Map.of());
+        assertThat(exited.status(), is(2));
+        assertThat(exited.output(), hasItem("Invalid configuration: idempotency.in-flight-lease: 'PT2S' is not allowed; "
+                                            + "allowed: a duration > authorizer.timeout (PT2S) + the idempotency store's "
+                                            + "worst case (PT0S) = PT2S, so that the lease outlasts the issuer call and "
+                                            + "the recording of its decision even when no renewal gets through"));
+    }
+
+    @Test
     void theHttpAuthorizerWithoutAnIssuerUriStopsStartupWithOneLineNamingTheKey() throws Exception {
         ServiceProcess.Exited exited = ServiceProcess.runToExit(Map.of("authorizer.type", "http"), Map.of());
         assertThat(exited.status(), is(2));

@@ -3,10 +3,11 @@ package com.example.payments.authorization;
 import com.fasterxml.jackson.annotation.JsonInclude;
 
 /**
- * A processed authorization: the body of {@code 201} and of {@code GET /v1/authorizations/{id}}, and what an
- * {@link AuthorizationStore} keeps. Holds no PAN and no CVC: only the card's brand and last four digits.
+ * A processed authorization: the body of {@code 201} and of {@code GET /v1/authorizations/{id}}, recorded once as
+ * the decision of its attempt (the exact bytes every answer sends). Holds no PAN and no CVC: only the card's brand and last four digits.
  *
- * @param id          random UUID (122 random bits)
+ * @param id          UUID version 8 holding 122 bits of a keyed hash of the attempt id: unguessable, and the same
+ *                    for every execution of one attempt
  * @param status      {@code APPROVED} or {@code DECLINED}
  * @param declineCode why it was declined, omitted when approved
  * @param merchantId  merchant

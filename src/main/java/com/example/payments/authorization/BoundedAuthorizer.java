@@ -67,16 +67,18 @@ final class BoundedAuthorizer implements AutoCloseable {
      *
      * @param attempt the attempt
      * @return the outcome
-     * @throws InterruptedException when the calling request thread is interrupted (the drain timeout expired); the
-     *                              issuer call is cancelled
+     * @throws InterruptedException when the calling request thread is interrupted (the drain timeout expired) before
+     *                              the issuer decided; the issuer call is cancelled
      */
     Outcome authorize(AuthorizationAttempt attempt) throws InterruptedException {
         Future<Authorizer.Decision> call = executor.submit(() -> delegate.authorize(attempt));
         try {
-            Authorizer.Decision decision = call.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            (decision.approved() ? approved : declined).increment();
-            return new Decided(decision);
+            return decided(call.get(timeout.toMillis(), TimeUnit.MILLISECONDS));
         } catch (TimeoutException e) {
+            if (call.state() == Future.State.SUCCESS) {
+                // Decided just as the timeout fired (a paused process wakes both at once): the issuer has decided.
+                return decided(call.resultNow());
+            }
             call.cancel(true);
             unknown.increment();
             LOGGER.log(Level.WARNING, "Authorizer timed out after {0,number,#} ms, attempt {1}: outcome unknown",
@@ -90,10 +92,20 @@ final class BoundedAuthorizer implements AutoCloseable {
                        reason);
             return new Failed(reason);
         } catch (InterruptedException e) {
+            if (call.state() == Future.State.SUCCESS) {
+                // The issuer had decided when the drain interrupted the wait: keep the decision, so that it is
+                // recorded and replayed rather than asked for again.
+                return decided(call.resultNow());
+            }
             call.cancel(true);
             unknown.increment();
             throw e;
         }
+    }
+
+    private Decided decided(Authorizer.Decision decision) {
+        (decision.approved() ? approved : declined).increment();
+        return new Decided(decision);
     }
 
     private static Counter counter(MeterRegistry meters, String outcome) {

@@ -150,6 +150,23 @@ public final class ConfigValues {
     }
 
     /**
+     * A string value where an empty value means "unset" on purpose (e.g. a Secret key blanked when a rotation ends).
+     *
+     * @param key     full key
+     * @param allowed what the key accepts, for the error message
+     * @return the value, empty when the key is absent or blank
+     * @throws ConfigurationException when the key is a list or an object
+     */
+    public Optional<String> stringOrUnset(String key, String allowed) {
+        requireObjectParents(key);
+        Config node = root.get(key);
+        if (node.exists() && node.type() == Config.Type.VALUE && node.asString().orElse("").isBlank()) {
+            return Optional.empty();
+        }
+        return value(key, allowed);
+    }
+
+    /**
      * The config name of an enum constant: lower case, underscores as dashes.
      *
      * @param constant the constant

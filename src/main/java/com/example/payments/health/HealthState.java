@@ -1,5 +1,6 @@
 package com.example.payments.health;
 
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -16,14 +17,40 @@ public final class HealthState {
     // Pessimistic start: not serving until a real round trip through the business port succeeded.
     private final AtomicBoolean serving = new AtomicBoolean();
     private final AtomicInteger readinessFailures = new AtomicInteger();
+    private volatile long drainDeadlineNanos;
 
     /**
      * Marks the process as draining. Called as the very first step of the shutdown sequence; never undone.
      *
+     * @param drainDeadlineNanos {@link System#nanoTime()} by which the drain will have ended, as far as it is known at
+     *                           the signal (signal + pre-drain delay + drain timeout); {@link #drainStarted} makes it
+     *                           exact
      * @return {@code true} when this call flipped the flag, {@code false} when it was already set
      */
-    public boolean startDraining() {
+    public boolean startDraining(long drainDeadlineNanos) {
+        // The deadline before the flag: whoever sees draining also sees its deadline.
+        if (!draining.get()) {
+            this.drainDeadlineNanos = drainDeadlineNanos;
+        }
         return draining.compareAndSet(false, true);
+    }
+
+    /**
+     * Records the drain's own deadline, created when the drain phase began.
+     *
+     * @param drainDeadlineNanos {@link System#nanoTime()} at which the drain cuts off what is still in flight
+     */
+    public void drainStarted(long drainDeadlineNanos) {
+        this.drainDeadlineNanos = drainDeadlineNanos;
+    }
+
+    /**
+     * The drain deadline, while draining: a request whose work could not finish before it is not started.
+     *
+     * @return {@link System#nanoTime()} of the deadline, empty when not draining
+     */
+    public OptionalLong drainDeadline() {
+        return draining.get() ? OptionalLong.of(drainDeadlineNanos) : OptionalLong.empty();
     }
 
     /**

@@ -2,33 +2,38 @@ package com.example.payments.idempotency;
 
 /**
  * The result of claiming an idempotency key (IETF draft-ietf-httpapi-idempotency-key-header, section 2.6), mapped to
- * a status code by an exhaustive {@code switch}.
+ * a status code by an exhaustive {@code switch}. A claim first looks for a recorded decision (the recovery point), so
+ * a decision whose key was never completed is replayed, not made again.
  */
 public sealed interface Claim {
 
     /**
-     * First request with this key: it is now IN_FLIGHT and owned by the caller, who must
-     * {@link IdempotencyRegistry#complete complete} or {@link IdempotencyRegistry#release release} it.
+     * First request with this key, or the first since its lease lapsed: it is now IN_FLIGHT and owned by the caller,
+     * who must record a decision or release it.
      *
-     * @param lookupKey merchant + idempotency key
-     * @param owner     the owner token written into the record
+     * @param lookupKey operation + merchant + idempotency key ({@link RequestIdentities#lookupKey})
+     * @param token     fencing token of this claim: grows per key, even across a store that lost its data; every
+     *                  later write carries it and is refused once another claim holds the key
+     * @param identity  index of the request's {@link Identity} the key is held under (0 = current secret)
      */
-    record Acquired(String lookupKey, String owner) implements Claim {
+    record Acquired(String lookupKey, long token, int identity) implements Claim {
     }
 
     /**
-     * Same key, same fingerprint, completed: replay the stored response with {@code Idempotent-Replayed: true}.
+     * A decision is recorded for this request: answer it with {@code Idempotent-Replayed: true}.
      *
-     * @param response the stored response
+     * @param decision  the recorded decision
+     * @param recovered {@code true} when this claim found the decision of a key that was never completed (lapsed lease,
+     *                  lost record, failed completion) and completed the key with it
      */
-    record Replay(StoredResponse response) implements Claim {
+    record Replay(Decision decision, boolean recovered) implements Claim {
     }
 
-    /** Same key, same fingerprint, still being processed: 409 with {@code Retry-After}. */
+    /** Same key, same request, still being processed under a live lease: 409 with {@code Retry-After}. */
     record InFlight() implements Claim {
     }
 
-    /** Same key, different fingerprint (in flight or completed): 422, the key was reused for another request. */
+    /** Same key, different request (in flight or completed): 422, the key was reused for another request. */
     record Mismatch() implements Claim {
     }
 

@@ -6,10 +6,14 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.UUID;
+import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -20,12 +24,16 @@ import io.helidon.metrics.api.MeterRegistry;
 import io.helidon.metrics.api.Tag;
 
 /**
- * The idempotency registry every authorization goes through (IETF draft-ietf-httpapi-idempotency-key-header): claims
- * a key before the authorizer runs, renews the lease while the request runs, stores the response on completion and
- * releases the key when the request fails or is cut off, so that a retry on a healthy replica can succeed.
+ * The idempotency registry every idempotent operation goes through (IETF draft-ietf-httpapi-idempotency-key-header):
+ * claims a key (or recovers its recorded decision), renews the lease while the request runs, records the decision and
+ * completes the key, and releases the key when there is no decision, so that a retry can run.
  *
- * <p>It remembers which keys this process holds IN_FLIGHT, so that the shutdown sequence can release every key whose
- * request the drain cut off ({@link #releaseAllHeld}). Counts {@code idempotency_requests_total{outcome}} and
+ * <p>It remembers which keys this process holds, each with its fencing token and a monotonic local lease deadline
+ * (when the last successful claim or renewal was sent, plus the lease): {@link #leaseCovers} tells, without a round
+ * trip, whether the lease still covers a call. A key stays held until its release succeeded, so whatever a cut-off
+ * request could not release is released by the shutdown's key-release phase ({@link #releaseAllHeld}). Store writes
+ * run on threads of the registry, never on the request thread: a request interrupted by the end of the drain still
+ * records or releases its key. Counts {@code idempotency_requests_total{outcome}} and
  * {@code idempotency_keys_released_total{reason}}.
  */
 public final class IdempotencyRegistry implements AutoCloseable {
@@ -40,24 +48,40 @@ public final class IdempotencyRegistry implements AutoCloseable {
         ISSUER_TIMEOUT,
         /** An unexpected exception (500) or an unavailable store. */
         ERROR,
-        /** The drain timeout cut the request off during shutdown. */
-        SHUTDOWN
+        /** The drain cut the request off during shutdown. */
+        SHUTDOWN,
+        /** The lease was lost, or could no longer cover the issuer call, before the issuer was called (503). */
+        LEASE_LOST
+    }
+
+    private enum State { HELD, LOST, DECIDED }
+
+    private static final class Hold {
+        private volatile long leaseDeadlineNanos;
+        private volatile State state = State.HELD;
+
+        private Hold(long leaseDeadlineNanos) {
+            this.leaseDeadlineNanos = leaseDeadlineNanos;
+        }
     }
 
     private final IdempotencyStore store;
     private final Duration lease;
     private final Duration retention;
-    private final String instanceId = UUID.randomUUID().toString();
-    private final AtomicLong requestSequence = new AtomicLong();
-    private final Map<String, String> held = new ConcurrentHashMap<>();
+    private final Duration recordBound;
+    private final Map<Claim.Acquired, Hold> held = new ConcurrentHashMap<>();
     private final ScheduledExecutorService renewer;
+    private final ExecutorService storeCalls = Executors.newVirtualThreadPerTaskExecutor();
     private final MeterRegistry meters;
     private final Map<ReleaseReason, Counter> released = new EnumMap<>(ReleaseReason.class);
+    private final AtomicLong releases = new AtomicLong();
 
-    private IdempotencyRegistry(IdempotencyStore store, Duration lease, Duration retention, MeterRegistry meters) {
+    private IdempotencyRegistry(IdempotencyStore store, Duration lease, Duration retention, Duration recordBound,
+                                MeterRegistry meters) {
         this.store = store;
         this.lease = lease;
         this.retention = retention;
+        this.recordBound = recordBound;
         this.meters = meters;
         for (ReleaseReason reason : ReleaseReason.values()) {
             released.put(reason, meters.getOrCreate(Counter.builder("idempotency_keys_released")
@@ -76,42 +100,43 @@ public final class IdempotencyRegistry implements AutoCloseable {
     /**
      * Creates the registry and starts renewing leases.
      *
-     * @param store     the backend
-     * @param lease     {@code idempotency.in-flight-lease}; renewed every third of it
-     * @param retention {@code idempotency.retention}
-     * @param meters    where the counters go
+     * @param store       the backend
+     * @param lease       {@code idempotency.in-flight-lease}; renewed every third of it
+     * @param retention   {@code idempotency.retention}
+     * @param recordBound longest the store takes to record a decision ({@code IdempotencySettings.bounds()}); a lease
+     *                    must still cover it after the issuer call
+     * @param meters      where the counters go
      * @return the registry
      */
     public static IdempotencyRegistry create(IdempotencyStore store, Duration lease, Duration retention,
-                                             MeterRegistry meters) {
-        return new IdempotencyRegistry(store, lease, retention, meters);
+                                             Duration recordBound, MeterRegistry meters) {
+        return new IdempotencyRegistry(store, lease, retention, recordBound, meters);
     }
 
     /**
-     * Claims a key for a validated request. Validation failures never reach here, so they never take a key.
+     * Claims a key for a validated request, or finds its recorded decision. Validation failures never reach here, so
+     * they never take a key.
      *
-     * @param merchantId  the merchant; keys are scoped per merchant
-     * @param key         the idempotency key
-     * @param fingerprint the request's fingerprint
-     * @return the claim; an {@link Claim.Acquired} must be completed or released
+     * @param lookupKey  operation + merchant + idempotency key ({@link RequestIdentities#lookupKey})
+     * @param identities the request's identities, current secret first
+     * @return the claim; an {@link Claim.Acquired} must be recorded or released
      * @throws IdempotencyStore.UnavailableException when the store cannot be reached
      */
-    public Claim claim(String merchantId, IdempotencyKey key, String fingerprint) {
-        String lookupKey = merchantId + ':' + key.value();
-        String owner = instanceId + ':' + requestSequence.incrementAndGet();
+    public Claim claim(String lookupKey, List<Identity> identities) {
+        long sent = System.nanoTime();
         Claim claim;
         try {
-            claim = store.claim(lookupKey, fingerprint, owner, lease);
+            claim = offRequestThread(() -> store.claim(lookupKey, identities, lease));
         } catch (IdempotencyStore.UnavailableException e) {
             count("unavailable");
             throw e;
         }
         switch (claim) {
         case Claim.Acquired acquired -> {
-            held.put(acquired.lookupKey(), acquired.owner());
+            held.put(acquired, new Hold(sent + lease.toNanos()));
             count("new");
         }
-        case Claim.Replay replay -> count("replayed");
+        case Claim.Replay replay -> count(replay.recovered() ? "recovered" : "replayed");
         case Claim.InFlight inFlight -> count("in_flight");
         case Claim.Mismatch mismatch -> count("mismatch");
         case Claim.Full full -> count("rejected_full");
@@ -120,63 +145,101 @@ public final class IdempotencyRegistry implements AutoCloseable {
     }
 
     /**
-     * Stores the response of a claimed key for replay.
+     * Whether the lease of a held key still covers a call of the given length and the recording after it: no renewal
+     * reported it lost, and its local deadline (send time of the last successful claim or renewal + the lease) is far
+     * enough away. Needs no round trip.
      *
-     * @param claim    the acquired claim
-     * @param response the response sent to the client
-     * @return {@code false} when the lease had been lost (the record expired or another process took it over)
-     * @throws IdempotencyStore.UnavailableException when the store cannot be reached; the key stays IN_FLIGHT until
-     *                                               its lease expires
+     * @param claim the acquired claim
+     * @param call  the longest the call can take, e.g. {@code authorizer.timeout}
+     * @return {@code false} when the work must not start
      */
-    public boolean complete(Claim.Acquired claim, StoredResponse response) {
-        // Stop renewing first: a renewal racing the completion would find the record completed and report a lease
-        // as lost that was not.
-        held.remove(claim.lookupKey(), claim.owner());
-        boolean stored = store.complete(claim.lookupKey(), claim.owner(), response, retention);
-        if (!stored) {
-            LOGGER.log(Level.WARNING, "Idempotency lease lost before completion; the response was not stored");
-        }
-        return stored;
+    public boolean leaseCovers(Claim.Acquired claim, Duration call) {
+        Hold hold = held.get(claim);
+        return hold != null && hold.state == State.HELD
+               && hold.leaseDeadlineNanos - System.nanoTime() > call.plus(recordBound).toNanos();
     }
 
     /**
-     * Releases a claimed key without storing anything, so a retry runs the authorizer again.
+     * Records a decision and completes the key with it. From here on the key is never released: a retry must replay
+     * the decision, not make another one.
+     *
+     * @param claim    the acquired claim
+     * @param identity the identity the key is held under
+     * @param decision the decision
+     * @return the recorded decision (this one, or the one another execution of the attempt recorded first)
+     * @throws IdempotencyStore.UnavailableException when the store cannot be reached: whether the decision was
+     *                                               recorded is unknown, and the key is left to its lease
+     */
+    public Recorded recordAndComplete(Claim.Acquired claim, Identity identity, Decision decision) {
+        Hold hold = held.get(claim);
+        if (hold != null) {
+            // Stop renewing first: a renewal racing the completion would find the record completed and report a
+            // lease as lost that was not.
+            hold.state = State.DECIDED;
+        }
+        try {
+            Recorded recorded = offRequestThread(() -> store.recordAndComplete(claim.lookupKey(), identity,
+                                                                               claim.token(), decision, retention));
+            if (!recorded.completed()) {
+                LOGGER.log(Level.WARNING, "Decision {0} recorded but its idempotency key not completed (the lease was "
+                                          + "taken over or the completion failed); the next claim recovers it",
+                           decision.key().id());
+            }
+            return recorded;
+        } finally {
+            held.remove(claim);
+        }
+    }
+
+    /**
+     * Releases a claimed key without a decision, so that a retry runs again. Runs on a thread of the registry, so an
+     * interrupted request thread still releases its key; the key stays held (for {@link #releaseAllHeld}) until a
+     * release succeeded or the store says the key is no longer this claim's.
      *
      * @param claim  the acquired claim
      * @param reason why, the {@code reason} tag of {@code idempotency_keys_released_total}
      * @return {@code true} when this call released it
      */
     public boolean release(Claim.Acquired claim, ReleaseReason reason) {
-        if (!held.remove(claim.lookupKey(), claim.owner())) {
+        Hold hold = held.get(claim);
+        if (hold == null || hold.state == State.DECIDED) {
             return false;
         }
+        // No work may start on a key being released.
+        hold.state = State.LOST;
+        boolean done;
         try {
-            if (store.release(claim.lookupKey(), claim.owner())) {
-                released.get(reason).increment();
-                return true;
-            }
+            done = offRequestThread(() -> store.release(claim.lookupKey(), claim.token()));
         } catch (IdempotencyStore.UnavailableException e) {
-            LOGGER.log(Level.WARNING, "Could not release an idempotency key ({0}); it frees itself when its lease of "
-                                      + "{1,number,#} ms expires", e.getMessage(), lease.toMillis());
+            LOGGER.log(Level.WARNING, "Could not release an idempotency key ({0}); the shutdown retries it, and it "
+                                      + "frees itself when its lease of {1,number,#} ms expires", e.getMessage(),
+                       lease.toMillis());
+            return false;
+        }
+        // Released, or no longer ours (lapsed, taken over): nothing left to release either way.
+        if (held.remove(claim) != null && done) {
+            released.get(reason).increment();
+            releases.incrementAndGet();
+            return true;
         }
         return false;
     }
 
     /**
-     * Releases every key this process still holds IN_FLIGHT, in parallel; called by the shutdown sequence after the
-     * drain. Each release is bounded by the store's own timeout ({@code idempotency.redis.command-timeout}).
+     * Releases every key this process still holds without a decision, in parallel; called by the shutdown sequence
+     * after the drain. Each release is bounded by the store's own timeout.
      *
      * @param reason reason to count them under
-     * @return how many keys were released
+     * @return how many keys this call released
      */
     public int releaseAllHeld(ReleaseReason reason) {
         // In parallel, like renewals: one remote call after another could outlast the shutdown's hard deadline when
         // the store answers slowly; together they take about one store timeout.
         AtomicInteger count = new AtomicInteger();
-        try (ExecutorService releases = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (Map.Entry<String, String> entry : Map.copyOf(held).entrySet()) {
-                releases.execute(() -> {
-                    if (release(new Claim.Acquired(entry.getKey(), entry.getValue()), reason)) {
+        try (ExecutorService releasing = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (Claim.Acquired claim : List.copyOf(held.keySet())) {
+                releasing.execute(() -> {
+                    if (release(claim, reason)) {
                         count.incrementAndGet();
                     }
                 });
@@ -186,27 +249,64 @@ public final class IdempotencyRegistry implements AutoCloseable {
     }
 
     /**
-     * Keys this process holds IN_FLIGHT right now.
+     * Looks up a recorded decision, for {@code GET} of the resource.
+     *
+     * @param key where it is recorded
+     * @return the decision, or empty when unknown or past retention
+     * @throws IdempotencyStore.UnavailableException when the store cannot be reached
+     */
+    public Optional<Decision> findDecision(DecisionKey key) {
+        return store.findDecision(key);
+    }
+
+    /**
+     * Keys this process holds without a decision right now.
      *
      * @return count
      */
     public int heldCount() {
-        return held.size();
+        return (int) held.values().stream().filter(hold -> hold.state != State.DECIDED).count();
     }
 
-    private void renewHeld() {
+    /**
+     * Keys released since this registry started, by every path and for every reason: the shutdown summary reports
+     * the difference between the signal and its end.
+     *
+     * @return count
+     */
+    public long releasedCount() {
+        return releases.get();
+    }
+
+    /**
+     * Counts a request refused before its claim, e.g. {@code draining}.
+     *
+     * @param outcome the {@code outcome} tag of {@code idempotency_requests_total}
+     */
+    void refused(String outcome) {
+        count(outcome);
+    }
+
+    /** Renews every held lease once; the renewer thread runs this every third of the lease. */
+    void renewHeld() {
         // In parallel: against a remote store that answers slowly, renewing one key after another could take longer
         // than a lease, and leases of requests still running would expire.
         try (ExecutorService renewals = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (Map.Entry<String, String> entry : held.entrySet()) {
-                renewals.execute(() -> renew(entry.getKey(), entry.getValue()));
+            for (Map.Entry<Claim.Acquired, Hold> entry : held.entrySet()) {
+                if (entry.getValue().state == State.HELD) {
+                    renewals.execute(() -> renew(entry.getKey(), entry.getValue()));
+                }
             }
         }
     }
 
-    private void renew(String lookupKey, String owner) {
+    private void renew(Claim.Acquired claim, Hold hold) {
+        long sent = System.nanoTime();
         try {
-            if (!store.renew(lookupKey, owner, lease) && held.remove(lookupKey, owner)) {
+            if (store.renew(claim.lookupKey(), claim.token(), lease)) {
+                hold.leaseDeadlineNanos = sent + lease.toNanos();
+            } else if (hold.state == State.HELD) {
+                hold.state = State.LOST;
                 LOGGER.log(Level.WARNING, "Idempotency lease lost while the request was running");
             }
         } catch (RuntimeException e) {
@@ -214,14 +314,56 @@ public final class IdempotencyRegistry implements AutoCloseable {
         }
     }
 
+    // A store call bounded by the store's own timeouts, run on a virtual thread of its own and waited for without
+    // giving in to interrupts: an interrupted thread makes Lettuce fail at once ("Command interrupted"), and a key
+    // whose release failed that way would stay IN_FLIGHT for a whole lease.
+    private <T> T offRequestThread(Callable<T> call) {
+        Future<T> future;
+        try {
+            future = storeCalls.submit(call);
+        } catch (RejectedExecutionException e) {
+            return callHere(call);
+        }
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return future.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof RuntimeException runtime) {
+                        throw runtime;
+                    }
+                    throw new IllegalStateException(e.getCause());
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static <T> T callHere(Callable<T> call) {
+        try {
+            return call.call();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private void count(String outcome) {
         meters.getOrCreate(Counter.builder("idempotency_requests")
                                    .tags(List.of(Tag.create("outcome", outcome)))
-                                   .description("Authorization requests by idempotency outcome")).increment();
+                                   .description("Requests by idempotency outcome")).increment();
     }
 
     @Override
     public void close() {
         renewer.shutdownNow();
+        storeCalls.shutdown();
     }
 }

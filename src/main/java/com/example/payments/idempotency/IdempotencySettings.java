@@ -21,12 +21,15 @@ import io.lettuce.core.RedisURI;
  *                          when the owning process died
  * @param retention         {@code idempotency.retention}, default PT24H: how long a completed response is replayed
  * @param maxKeys           {@code idempotency.max-keys}, default 100000: records the in-memory store holds at most
- * @param fingerprintSecret {@code idempotency.fingerprint-secret}: HMAC key for request fingerprints, at least 16
- *                          characters; from a Kubernetes Secret in every real environment
+ * @param fingerprintSecret {@code idempotency.fingerprint-secret}: HMAC key for request fingerprints, attempt ids and
+ *                          resource ids, at least 16 characters; from a Kubernetes Secret in every real environment
+ * @param previousSecret    {@code idempotency.fingerprint-secret-previous}, no default: set only while rotating the
+ *                          secret, so that keys recorded under the previous one still replay until they expire
  * @param redis             {@code idempotency.redis.*}, present when {@code store} is {@code redis}
  */
 public record IdempotencySettings(Store store, Duration inFlightLease, Duration retention, int maxKeys,
-                                  String fingerprintSecret, Optional<RedisSettings> redis) {
+                                  String fingerprintSecret, Optional<String> previousSecret,
+                                  Optional<RedisSettings> redis) {
 
     /**
      * The fingerprint secret {@code application.yaml} ships so that the service runs on a laptop. Refused with the
@@ -37,6 +40,25 @@ public record IdempotencySettings(Store store, Duration inFlightLease, Duration 
 
     /** Shortest accepted fingerprint secret, in characters. */
     public static final int MIN_SECRET_LENGTH = 16;
+
+    /**
+     * The longest the store calls of one request can take while it holds its key, which the lease and the drain
+     * must cover beyond {@code authorizer.timeout}.
+     *
+     * @param claim  the claim (its lease starts within it)
+     * @param record recording the decision and completing the key, a fallback write included
+     */
+    public record StoreBounds(Duration claim, Duration record) {
+
+        /**
+         * Both together.
+         *
+         * @return claim + record
+         */
+        public Duration total() {
+            return claim.plus(record);
+        }
+    }
 
     /** Where idempotency records live. */
     public enum Store {
@@ -91,13 +113,42 @@ public record IdempotencySettings(Store store, Duration inFlightLease, Duration 
                     + "application.yaml is refused with idempotency.store redis; allowed: a secret of at least "
                     + MIN_SECRET_LENGTH + " characters, e.g. from a Kubernetes Secret as IDEMPOTENCY_FINGERPRINT_SECRET");
         }
+        // Empty means "not rotating": a blanked Secret key must not stop the rollout that ends a rotation.
+        Optional<String> previous = values.stringOrUnset("idempotency.fingerprint-secret-previous",
+                                                  "the secret used before the current one, at least "
+                                                  + MIN_SECRET_LENGTH + " characters");
+        if (previous.isPresent() && (previous.get().length() < MIN_SECRET_LENGTH || previous.get().equals(secret))) {
+            throw new ConfigurationException("idempotency.fingerprint-secret-previous", "not allowed ("
+                    + previous.get().length() + " characters" + (previous.get().equals(secret) ? ", equal to "
+                    + "idempotency.fingerprint-secret" : "") + "); allowed: unset, or the secret used before the "
+                    + "current one, at least " + MIN_SECRET_LENGTH + " characters");
+        }
         // Read whatever the store, so that a mistake under idempotency.redis fails now, not when the store is switched.
-        RedisSettings redis = redis(values, store == Store.REDIS);
+        RedisSettings redisSettings = redis(values, store == Store.REDIS);
+        Optional<RedisSettings> redis = store == Store.REDIS ? Optional.of(redisSettings) : Optional.empty();
         return new IdempotencySettings(store,
                 values.positiveDuration("idempotency.in-flight-lease", Duration.ofSeconds(10)),
                 values.positiveDuration("idempotency.retention", Duration.ofHours(24)),
                 (int) values.longInRange("idempotency.max-keys", 100_000, 1, Integer.MAX_VALUE),
-                secret, store == Store.REDIS ? Optional.of(redis) : Optional.empty());
+                secret, previous, redis);
+    }
+
+    /**
+     * The store's worst case for one request. In memory: nothing remote, zero. Redis: each call is bounded by
+     * {@code command-timeout}; with {@code min-replicas-ack} above 0 the claim and the recording are replicated writes,
+     * each bounded by waiting for a pooled connection (command timeout), opening it (connect timeout), the script
+     * (command timeout) and {@code WAIT} (command timeout + 100 ms). The recording may be followed by a fallback write
+     * of the decision alone (command timeout).
+     *
+     * @return the bounds
+     */
+    public StoreBounds bounds() {
+        return redis.map(r -> {
+            Duration command = r.commandTimeout();
+            Duration write = r.minReplicasAck() == 0 ? command
+                    : command.multipliedBy(3).plus(r.connectTimeout()).plusMillis(100);
+            return new StoreBounds(write, write.plus(command));
+        }).orElse(new StoreBounds(Duration.ZERO, Duration.ZERO));
     }
 
     // Validated whatever the store; with another store the result is dropped (and its uri may be null).
@@ -157,6 +208,6 @@ public record IdempotencySettings(Store store, Duration inFlightLease, Duration 
     @Override
     public String toString() {
         return "IdempotencySettings[store=" + store + ", inFlightLease=" + inFlightLease + ", retention=" + retention
-               + ", maxKeys=" + maxKeys + ", redis=" + redis + "]";
+               + ", maxKeys=" + maxKeys + ", rotating=" + previousSecret.isPresent() + ", redis=" + redis + "]";
     }
 }

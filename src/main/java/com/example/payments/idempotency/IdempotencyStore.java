@@ -1,62 +1,87 @@
 package com.example.payments.idempotency;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 
 /**
- * Where idempotency records live: in-memory for one replica, Redis when several replicas share the work. Every
- * operation is atomic; every write that follows a claim is a compare-and-set on the owner token, so a process whose
- * lease expired can never overwrite or release a record another process now owns. Records hold the fingerprint and the
- * stored response only, never a PAN or CVC.
+ * Where idempotency keys and recorded decisions live: in-memory for one replica, Redis (and later PostgreSQL) when
+ * several replicas share the work. Each method is one atomic step of the store. Records hold fingerprints, fencing
+ * tokens and decision bodies only, never a PAN or CVC.
  *
- * <p>All backends pass the same contract test suite.
+ * <p>The contract, run against every backend by one test suite ({@code IdempotencyStoreContract}):
+ * <ul>
+ *     <li>A key record is IN_FLIGHT (fingerprint, token, lease) or COMPLETED (fingerprint, decision). An IN_FLIGHT
+ *     record whose lease ran out counts as absent ("lapsed") for every operation.</li>
+ *     <li>Decisions are insert-if-absent, keyed by {@link DecisionKey}, and found for {@code idempotency.retention}
+ *     after they were recorded, never longer. A completed key is found no longer than its decision.</li>
+ *     <li>Fencing: {@link #claim} gives each acquisition a token greater than every token of that key before it, also
+ *     after the store lost its data (the token is derived from a clock plus a counter). {@link #renew} and
+ *     {@link #release} act only while the record is IN_FLIGHT with the caller's token; {@link #recordAndComplete}
+ *     completes the key only then, or when the key is absent (a lapsed owner whose key nobody else took).</li>
+ * </ul>
  */
 public interface IdempotencyStore extends AutoCloseable {
 
     /**
-     * Claims a key atomically: the first writer wins.
+     * Claims a key, or recovers its decision, in one atomic step. In this order: the record exists with a fingerprint
+     * of none of the identities: {@link Claim.Mismatch}; a decision is recorded for the matching identity (or, with
+     * no record, for any identity): the key is completed with it (if it was not) and {@link Claim.Replay};
+     * IN_FLIGHT under a live lease: {@link Claim.InFlight}; otherwise the caller acquires it ({@link Claim.Acquired},
+     * under the matching identity or the first). An in-memory store may answer {@link Claim.Full}.
      *
-     * @param lookupKey   merchant + idempotency key
-     * @param fingerprint HMAC of the request's canonical form
-     * @param owner       token identifying this request in this process
-     * @param lease       how long the IN_FLIGHT record lives without renewal ({@code idempotency.in-flight-lease})
-     * @return {@link Claim.Acquired}, {@link Claim.Replay}, {@link Claim.InFlight}, {@link Claim.Mismatch} or
-     *         {@link Claim.Full}
-     * @throws UnavailableException when the backend cannot be reached
+     * @param lookupKey  operation + merchant + idempotency key, see {@link RequestIdentities#lookupKey}
+     * @param identities the request's identities, current secret first (one or two)
+     * @param lease      lifetime of the IN_FLIGHT record without renewal ({@code idempotency.in-flight-lease})
+     * @return the claim
+     * @throws UnavailableException when the store cannot be reached or did not confirm the write
      */
-    Claim claim(String lookupKey, String fingerprint, String owner, Duration lease);
+    Claim claim(String lookupKey, List<Identity> identities, Duration lease);
 
     /**
-     * Extends the lease of an IN_FLIGHT record this owner holds.
+     * Extends the lease of a key held with this token.
      *
      * @param lookupKey key
-     * @param owner     owner token
+     * @param token     the claim's fencing token
      * @param lease     new lease from now
-     * @return {@code false} when the record is gone or owned by someone else
-     * @throws UnavailableException when the backend cannot be reached
+     * @return {@code false} when the lease is lost: the record is gone, lapsed, completed or held with another token
+     * @throws UnavailableException when the store cannot be reached
      */
-    boolean renew(String lookupKey, String owner, Duration lease);
+    boolean renew(String lookupKey, long token, Duration lease);
 
     /**
-     * Stores the response of an IN_FLIGHT record this owner holds and keeps it for the retention.
+     * Records a decision (insert-if-absent; this write commits even when the completion is refused), then completes
+     * the key with the recorded decision when it is IN_FLIGHT with this token or absent.
      *
-     * @param lookupKey key
-     * @param owner     owner token
-     * @param response  the response to replay
-     * @param retention how long to keep it ({@code idempotency.retention})
-     * @return {@code false} when the record is gone or owned by someone else (nothing is written)
-     * @throws UnavailableException when the backend cannot be reached
+     * @param lookupKey   key
+     * @param identity    the identity the key is held under (its fingerprint is written if the key is absent)
+     * @param token       the claim's fencing token
+     * @param decision    the decision to record; its key must be {@code identity.decision()}
+     * @param retention   how long the decision and the completed key are kept ({@code idempotency.retention})
+     * @return the winner and what was written
+     * @throws UnavailableException when the store cannot be reached or did not confirm the write: whether the
+     *                              decision was recorded is then unknown
      */
-    boolean complete(String lookupKey, String owner, StoredResponse response, Duration retention);
+    Recorded recordAndComplete(String lookupKey, Identity identity, long token, Decision decision, Duration retention);
 
     /**
-     * Deletes an IN_FLIGHT record this owner holds, so a retry can run.
+     * Deletes a key held with this token, so that a retry can run.
      *
      * @param lookupKey key
-     * @param owner     owner token
-     * @return {@code false} when the record is gone, completed, or owned by someone else
-     * @throws UnavailableException when the backend cannot be reached
+     * @param token     the claim's fencing token
+     * @return {@code false} when the record is gone, completed, or held with another token (nothing is deleted)
+     * @throws UnavailableException when the store cannot be reached
      */
-    boolean release(String lookupKey, String owner);
+    boolean release(String lookupKey, long token);
+
+    /**
+     * Looks a decision up, for {@code GET} of the resource it created.
+     *
+     * @param key where it would be recorded
+     * @return the decision, or empty when unknown or recorded longer than the retention ago
+     * @throws UnavailableException when the store cannot be reached
+     */
+    Optional<Decision> findDecision(DecisionKey key);
 
     @Override
     default void close() {

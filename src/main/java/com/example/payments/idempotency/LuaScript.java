@@ -41,14 +41,13 @@ record LuaScript(String name, String source, ScriptOutputType output, String sha
      * Runs the script with {@code EVALSHA}; after {@code NOSCRIPT} loads it with {@code SCRIPT LOAD} and runs it again.
      *
      * @param redis    the connection to run it on
-     * @param key      its one key
+     * @param keys     its keys
      * @param args     its arguments
      * @param deadline {@link System#nanoTime()} by which all of it must have answered
      * @return the reply, decoded as {@link #output()}
      * @throws io.lettuce.core.RedisException when Redis fails, refuses or does not answer by the deadline
      */
-    Object run(RedisAsyncCommands<String, byte[]> redis, String key, byte[][] args, long deadline) {
-        String[] keys = {key};
+    Object run(RedisAsyncCommands<String, byte[]> redis, String[] keys, byte[][] args, long deadline) {
         try {
             return RedisReplies.await(redis.evalsha(sha1, output, keys, args), deadline);
         } catch (RedisNoScriptException e) {

@@ -24,7 +24,7 @@ import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 
 /**
- * The Redis client shared by the redis backends ({@link RedisIdempotencyStore} and the Redis authorization store):
+ * The Redis client of the redis backend ({@link RedisIdempotencyStore}) and of its readiness check:
  * one Lettuce connection that every virtual thread pipelines its commands on, plus, when
  * {@code idempotency.redis.min-replicas-ack} is above 0, a small pool for writes that wait for replicas
  * ({@link ReplicatedWrites}).
@@ -157,15 +157,15 @@ public final class RedisConnection implements AutoCloseable {
      * Runs a script on the shared connection, loading it first if Redis does not know it.
      *
      * @param script the script
-     * @param key    its one key
+     * @param keys   its keys
      * @param args   its arguments
      * @return the reply
-     * @throws IdempotencyStore.UnavailableException when Redis cannot be reached or does not answer in time
+     * @throws IdempotencyStore.UnavailableException when Redis cannot be reached, refuses or does not answer in time
      */
-    Object eval(LuaScript script, String key, byte[]... args) {
+    Object eval(LuaScript script, String[] keys, byte[]... args) {
         long deadline = System.nanoTime() + settings.commandTimeout().toNanos();
         try {
-            return script.run(shared().async(), key, args, deadline);
+            return script.run(shared().async(), keys, args, deadline);
         } catch (RedisException e) {
             throw unavailable(script.name(), e);
         }
@@ -177,18 +177,18 @@ public final class RedisConnection implements AutoCloseable {
      *
      * @param script the script
      * @param wrote  tells from the reply whether the script wrote anything
-     * @param key    its one key
+     * @param keys   its keys
      * @param args   its arguments
      * @return the reply and how many replicas confirmed it
-     * @throws IdempotencyStore.UnavailableException when Redis cannot be reached or does not answer in time
+     * @throws IdempotencyStore.UnavailableException when Redis cannot be reached, refuses or does not answer in time
      */
-    ReplicatedWrites.Result evalReplicated(LuaScript script, Predicate<Object> wrote, String key,
+    ReplicatedWrites.Result evalReplicated(LuaScript script, Predicate<Object> wrote, String[] keys,
                                            byte[]... args) {
         if (replicated == null) {
-            return new ReplicatedWrites.Result(eval(script, key, args), 0, true);
+            return new ReplicatedWrites.Result(eval(script, keys, args), 0, true);
         }
         try {
-            return replicated.eval(script, wrote, key, args);
+            return replicated.eval(script, wrote, keys, args);
         } catch (RedisException e) {
             throw unavailable(script.name(), e);
         }

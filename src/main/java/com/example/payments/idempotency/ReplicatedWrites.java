@@ -27,8 +27,7 @@ import io.lettuce.core.support.BoundedPoolConfig;
  * not run on the shared connection, where it would stall every other request's commands behind it (and, with the
  * replicas gone, for the whole timeout). Each replicated write borrows one of {@value #CONNECTIONS} pooled
  * connections instead. A replica that confirms a write has every write the primary processed before it (they share
- * one replication stream), so the authorization record saved on the shared connection just before a completion is
- * covered by the completion's {@code WAIT} too.
+ * one replication stream).
  */
 final class ReplicatedWrites implements AutoCloseable {
 
@@ -91,12 +90,12 @@ final class ReplicatedWrites implements AutoCloseable {
      *
      * @param script the script
      * @param wrote  tells from the reply whether the script wrote
-     * @param key    its key
+     * @param keys   its keys
      * @param args   its arguments
      * @return reply and replication
      * @throws io.lettuce.core.RedisException when Redis cannot be reached or the command timeout passes
      */
-    Result eval(LuaScript script, Predicate<Object> wrote, String key, byte[][] args) {
+    Result eval(LuaScript script, Predicate<Object> wrote, String[] keys, byte[][] args) {
         acquirePermit(System.nanoTime() + commandTimeout.toNanos());
         try {
             // A new pooled connection is bounded by the connect timeout; the commands by the command timeout.
@@ -104,7 +103,7 @@ final class ReplicatedWrites implements AutoCloseable {
                     pool.acquire(), System.nanoTime() + connectTimeout.toNanos());
             long deadline = System.nanoTime() + commandTimeout.toNanos();
             try {
-                Object reply = script.run(connection.async(), key, args, deadline);
+                Object reply = script.run(connection.async(), keys, args, deadline);
                 if (!wrote.test(reply)) {
                     return new Result(reply, 0, true);
                 }

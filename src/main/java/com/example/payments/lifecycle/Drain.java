@@ -2,6 +2,7 @@ package com.example.payments.lifecycle;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.function.LongConsumer;
 
 import io.helidon.webserver.WebServer;
 
@@ -28,12 +29,15 @@ final class Drain {
      * @param business the business server
      * @param inFlight its in-flight counter
      * @param timeout  {@code shutdown.drain-timeout}
+     * @param started  told the deadline as the drain begins (requests use it to refuse work they could not finish)
      * @return requests still in flight at the deadline (cut off), 0 when everything finished
      * @throws InterruptedException when the sequence thread is interrupted
      */
-    static int run(WebServer business, InFlightRequests inFlight, Duration timeout) throws InterruptedException {
+    static int run(WebServer business, InFlightRequests inFlight, Duration timeout, LongConsumer started)
+            throws InterruptedException {
         // Created now, when the drain begins: a deadline created at startup would have expired before the signal.
         long deadline = System.nanoTime() + timeout.toNanos();
+        started.accept(deadline);
         LOGGER.log(Level.INFO, "Shutdown phase drain: business listener stops accepting; {0,number,#} requests in "
                                + "flight, drain timeout {1,number,#} ms", inFlight.count(), timeout.toMillis());
         Thread stopper = Thread.ofPlatform().name("business-listener-stop").daemon(true).start(business::stop);

@@ -18,11 +18,13 @@ import io.helidon.webserver.WebServer;
  * The SIGTERM choreography (DESIGN §4), owned by {@code Main} alone (both servers run with
  * {@code shutdown-hook: false}):
  * <ol>
- *     <li>{@code draining = true}, the first statement: readiness answers 503, liveness stays 200;</li>
+ *     <li>{@code draining = true}, the first statement: readiness answers 503, liveness stays 200, and requests whose
+ *     issuer call could not finish before the drain deadline are no longer claimed;</li>
  *     <li>pre-drain delay: the business port serves normally, closing each connection after its response, while
  *     load balancers de-register the pod;</li>
  *     <li>drain: the business listener stops accepting; in-flight requests finish, bounded by the drain timeout;</li>
- *     <li>idempotency keys still held by cut-off requests are released;</li>
+ *     <li>idempotency keys still held by cut-off requests are released (the summary counts every release since the
+ *     signal, the cut-off requests' own included);</li>
  *     <li>workers stopped and resources closed, bounded by the cleanup timeout;</li>
  *     <li>each phase's duration recorded in {@code shutdown_duration_seconds{phase}} as it ends, then one summary
  *     log line;</li>
@@ -89,8 +91,9 @@ public final class ShutdownSequence {
             return;
         }
         if (settings.mode() == ShutdownSettings.Mode.GRACEFUL) {
-            // First, before even the sequence thread exists: every readiness probe from here on answers 503.
-            state.startDraining();
+            // First, before even the sequence thread exists: every readiness probe from here on answers 503, and no
+            // request starts work it could not finish before the drain deadline.
+            state.startDraining(signalNanos + settings.preDrainDelay().plus(settings.drainTimeout()).toNanos());
         }
         PhaseClock phases = new PhaseClock(meters, signalNanos);
         clock = phases;
@@ -127,17 +130,20 @@ public final class ShutdownSequence {
 
     private void runPhases(PhaseClock phases) throws InterruptedException {
         Outcome outcome = new Outcome();
+        long releasedBefore = registry.releasedCount();
         phases.run("pre-drain", () -> TimeUnit.NANOSECONDS.sleep(settings.preDrainDelay().toNanos()));
         phases.run("drain", () -> {
             // Probes of the port the drain closes would only log failures from here on.
             atDrain.forEach(resource -> Cleanup.closeQuietly(resource.getKey(), resource.getValue()));
-            outcome.cutOff = Drain.run(business, inFlight, settings.drainTimeout());
+            outcome.cutOff = Drain.run(business, inFlight, settings.drainTimeout(), state::drainStarted);
         });
         phases.run("key-release", () -> {
             LOGGER.log(Level.INFO, "Shutdown phase key-release: {0,number,#} idempotency keys still held IN_FLIGHT",
                        registry.heldCount());
-            outcome.released = registry.releaseAllHeld(IdempotencyRegistry.ReleaseReason.SHUTDOWN);
+            registry.releaseAllHeld(IdempotencyRegistry.ReleaseReason.SHUTDOWN);
         });
+        // Every release since the signal, whoever made it: a cut-off request's own, or this phase's.
+        outcome.released = registry.releasedCount() - releasedBefore;
         phases.run("cleanup", () -> outcome.abandoned = Cleanup.run(workers, resources, settings.cleanupTimeout()));
         phases.recordTotal();
         LOGGER.log(Level.INFO, "Shutdown summary: {0}; requests cut off by the drain timeout: {1,number,#}; "
@@ -161,7 +167,7 @@ public final class ShutdownSequence {
 
     private static final class Outcome {
         private int cutOff;
-        private int released;
+        private long released;
         private List<String> abandoned = List.of();
     }
 

@@ -1,6 +1,5 @@
 package com.example.payments.idempotency;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,21 +13,19 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.instanceOf;
 import static org.hamcrest.Matchers.is;
 
 /**
- * The contract every {@link IdempotencyStore} keeps, run unchanged against each backend by a subclass that says how
- * to get a store. Each test uses keys of its own, so a backend may share one store (one Redis) across tests.
+ * The contract every {@link IdempotencyStore} keeps (see its javadoc), run unchanged against each backend by a
+ * subclass that says how to get a store. Each test uses keys of its own, so a backend may share one store (one Redis)
+ * across tests. A PostgreSQL backend passes the same suite.
  */
 abstract class IdempotencyStoreContract {
 
     static final Duration LONG = Duration.ofSeconds(30);
-    static final String FINGERPRINT = "a".repeat(64);
-    static final String OTHER_FINGERPRINT = "b".repeat(64);
-    // Every byte value, so a backend that treats bodies as text (or stops at NUL) fails.
-    static final byte[] BODY = allBytes();
-    static final StoredResponse RESPONSE = new StoredResponse(201, "/v1/authorizations/42", "application/json", BODY);
+    static final Duration SHORT = Duration.ofMillis(200);
 
     /**
      * The backend under test.
@@ -37,12 +34,37 @@ abstract class IdempotencyStoreContract {
      */
     abstract IdempotencyStore store();
 
-    private final String key = "m_123:" + UUID.randomUUID();
+    private final String key = RequestIdentities.lookupKey("authorize", "m_123",
+                                                           new IdempotencyKey(UUID.randomUUID().toString()));
+    private final Identity request = identity("a");
+    private final Identity other = identity("b");
+
+    static Identity identity(String fingerprintChar) {
+        return new Identity(fingerprintChar.repeat(64), "att_" + fingerprintChar.repeat(32),
+                            new DecisionKey("authorization", UUID.randomUUID().toString()));
+    }
+
+    static Decision decision(Identity identity, String text) {
+        byte[] body = new byte[256 + text.length()];
+        // Every byte value, so a backend that treats bodies as text (or stops at NUL) fails.
+        for (int i = 0; i < 256; i++) {
+            body[i] = (byte) i;
+        }
+        System.arraycopy(text.getBytes(java.nio.charset.StandardCharsets.UTF_8), 0, body, 256, text.length());
+        return new Decision(identity.decision(), body);
+    }
+
+    private Claim.Acquired acquire(Identity identity, Duration lease) {
+        return (Claim.Acquired) store().claim(key, List.of(identity), lease);
+    }
 
     @Test
-    void firstClaimAcquiresTheKeyForItsOwner() {
-        Claim claim = store().claim(key, FINGERPRINT, "owner-1", LONG);
-        assertThat(claim, is(new Claim.Acquired(key, "owner-1")));
+    void theFirstClaimAcquiresTheKeyWithAToken() {
+        Claim claim = store().claim(key, List.of(request), LONG);
+        assertThat(claim, instanceOf(Claim.Acquired.class));
+        assertThat(((Claim.Acquired) claim).lookupKey(), is(key));
+        assertThat(((Claim.Acquired) claim).token(), greaterThan(0L));
+        assertThat(((Claim.Acquired) claim).identity(), is(0));
     }
 
     @Test
@@ -52,10 +74,9 @@ abstract class IdempotencyStoreContract {
         List<Future<Claim>> claims = new ArrayList<>();
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int i = 0; i < claimants; i++) {
-                String owner = "owner-" + i;
                 Callable<Claim> claim = () -> {
                     start.await();
-                    return store().claim(key, FINGERPRINT, owner, LONG);
+                    return store().claim(key, List.of(request), LONG);
                 };
                 claims.add(threads.submit(claim));
             }
@@ -75,112 +96,150 @@ abstract class IdempotencyStoreContract {
     }
 
     @Test
-    void aKeyInFlightAnswersInFlightToAnotherRequestWithTheSameFingerprint() {
-        store().claim(key, FINGERPRINT, "owner-1", LONG);
-        assertThat(store().claim(key, FINGERPRINT, "owner-2", LONG), is(new Claim.InFlight()));
+    void aKeyInFlightAnswersInFlightToTheSameRequestAndMismatchToAnother() {
+        acquire(request, LONG);
+        assertThat(store().claim(key, List.of(request), LONG), is(new Claim.InFlight()));
+        assertThat(store().claim(key, List.of(other), LONG), is(new Claim.Mismatch()));
     }
 
     @Test
-    void aDifferentFingerprintIsAMismatchWhileInFlight() {
-        store().claim(key, FINGERPRINT, "owner-1", LONG);
-        assertThat(store().claim(key, OTHER_FINGERPRINT, "owner-2", LONG), is(new Claim.Mismatch()));
+    void aRecordedDecisionCompletesTheKeyAndIsReplayedByteForByte() {
+        Claim.Acquired claim = acquire(request, LONG);
+        Decision decision = decision(request, "first");
+        Recorded recorded = store().recordAndComplete(key, request, claim.token(), decision, LONG);
+        assertThat(recorded, is(new Recorded(decision, true, true)));
+        assertThat(store().claim(key, List.of(request), LONG), is(new Claim.Replay(decision, false)));
+        assertThat(store().findDecision(request.decision()).orElseThrow(), is(decision));
+        assertThat(store().claim(key, List.of(other), LONG), is(new Claim.Mismatch()));
     }
 
     @Test
-    void aCompletedKeyReplaysTheStoredResponseByteForByte() {
-        store().claim(key, FINGERPRINT, "owner-1", LONG);
-        assertThat(store().complete(key, "owner-1", RESPONSE, LONG), is(true));
-        assertThat(store().claim(key, FINGERPRINT, "owner-2", LONG), is(new Claim.Replay(RESPONSE)));
+    void aSecondDecisionForTheSameAttemptLosesToTheFirst() {
+        Claim.Acquired claim = acquire(request, LONG);
+        Decision first = decision(request, "first");
+        store().recordAndComplete(key, request, claim.token(), first, LONG);
+        Recorded second = store().recordAndComplete(key, request, claim.token(), decision(request, "second"), LONG);
+        assertThat(second.winner(), is(first));
+        assertThat(second.inserted(), is(false));
+        assertThat(second.completed(), is(false));
+        assertThat(store().findDecision(request.decision()).orElseThrow(), is(first));
     }
 
     @Test
-    void aResponseWithoutLocationReplaysWithoutLocation() {
-        StoredResponse noLocation = new StoredResponse(200, null, "application/json", "{}".getBytes(
-                StandardCharsets.UTF_8));
-        store().claim(key, FINGERPRINT, "owner-1", LONG);
-        store().complete(key, "owner-1", noLocation, LONG);
-        assertThat(store().claim(key, FINGERPRINT, "owner-2", LONG), is(new Claim.Replay(noLocation)));
+    void onlyTheTokenHolderCanRenewOrRelease() {
+        Claim.Acquired claim = acquire(request, LONG);
+        assertThat(store().renew(key, claim.token() + 1, LONG), is(false));
+        assertThat(store().release(key, claim.token() - 1), is(false));
+        assertThat(store().claim(key, List.of(request), LONG), is(new Claim.InFlight()));
+        assertThat(store().renew(key, claim.token(), LONG), is(true));
+        assertThat(store().release(key, claim.token()), is(true));
     }
 
     @Test
-    void aDifferentFingerprintIsAMismatchOnceCompleted() {
-        store().claim(key, FINGERPRINT, "owner-1", LONG);
-        store().complete(key, "owner-1", RESPONSE, LONG);
-        assertThat(store().claim(key, OTHER_FINGERPRINT, "owner-2", LONG), is(new Claim.Mismatch()));
+    void anotherTokenCannotCompleteAKeyButItsDecisionIsRecordedAndRecovered() {
+        Claim.Acquired claim = acquire(request, LONG);
+        Decision stale = decision(request, "stale");
+        Recorded recorded = store().recordAndComplete(key, request, claim.token() + 1, stale, LONG);
+        assertThat(recorded, is(new Recorded(stale, true, false)));
+        // Every claim looks for a recorded decision first: the key is completed with it, even while it is held.
+        assertThat(store().claim(key, List.of(request), LONG), is(new Claim.Replay(stale, true)));
+        assertThat(store().claim(key, List.of(request), LONG), is(new Claim.Replay(stale, false)));
+        Recorded holder = store().recordAndComplete(key, request, claim.token(), decision(request, "late"), LONG);
+        assertThat(holder.winner(), is(stale));
+        assertThat(holder.completed(), is(false));
     }
 
     @Test
-    void onlyTheOwnerCanComplete() {
-        store().claim(key, FINGERPRINT, "owner-1", LONG);
-        assertThat(store().complete(key, "owner-2", RESPONSE, LONG), is(false));
-        assertThat(store().claim(key, FINGERPRINT, "owner-3", LONG), is(new Claim.InFlight()));
+    void aReleasedKeyCanBeClaimedAgainWithAGreaterToken() {
+        Claim.Acquired first = acquire(request, LONG);
+        assertThat(store().release(key, first.token()), is(true));
+        Claim.Acquired second = (Claim.Acquired) store().claim(key, List.of(other), LONG);
+        assertThat(second.token(), greaterThan(first.token()));
     }
 
     @Test
-    void onlyTheOwnerCanRelease() {
-        store().claim(key, FINGERPRINT, "owner-1", LONG);
-        assertThat(store().release(key, "owner-2"), is(false));
-        assertThat(store().claim(key, FINGERPRINT, "owner-3", LONG), is(new Claim.InFlight()));
-    }
-
-    @Test
-    void aReleasedKeyCanBeClaimedAgain() {
-        store().claim(key, FINGERPRINT, "owner-1", LONG);
-        assertThat(store().release(key, "owner-1"), is(true));
-        assertThat(store().claim(key, OTHER_FINGERPRINT, "owner-2", LONG), is(new Claim.Acquired(key, "owner-2")));
-    }
-
-    @Test
-    void aCompletedKeyCanNeitherBeReleasedNorCompletedAgain() {
-        store().claim(key, FINGERPRINT, "owner-1", LONG);
-        store().complete(key, "owner-1", RESPONSE, LONG);
-        assertThat(store().release(key, "owner-1"), is(false));
-        assertThat(store().complete(key, "owner-1", new StoredResponse(500, null, "text/plain", new byte[0]), LONG),
-                   is(false));
-        assertThat(store().claim(key, FINGERPRINT, "owner-2", LONG), is(new Claim.Replay(RESPONSE)));
+    void aCompletedKeyCanNeitherBeRenewedNorReleased() {
+        Claim.Acquired claim = acquire(request, LONG);
+        Decision decision = decision(request, "done");
+        store().recordAndComplete(key, request, claim.token(), decision, LONG);
+        assertThat(store().renew(key, claim.token(), LONG), is(false));
+        assertThat(store().release(key, claim.token()), is(false));
+        assertThat(store().claim(key, List.of(request), LONG), is(new Claim.Replay(decision, false)));
     }
 
     @Test
     void operationsOnAnUnknownKeyChangeNothing() {
-        assertThat(store().renew(key, "owner-1", LONG), is(false));
-        assertThat(store().complete(key, "owner-1", RESPONSE, LONG), is(false));
-        assertThat(store().release(key, "owner-1"), is(false));
-        assertThat(store().claim(key, FINGERPRINT, "owner-2", LONG), instanceOf(Claim.Acquired.class));
+        assertThat(store().renew(key, 1, LONG), is(false));
+        assertThat(store().release(key, 1), is(false));
+        assertThat(store().findDecision(request.decision()).isPresent(), is(false));
+        assertThat(store().claim(key, List.of(request), LONG), instanceOf(Claim.Acquired.class));
     }
 
     @Test
-    void anExpiredLeaseLetsAnotherOwnerClaimAndFencesTheOldOwner() throws InterruptedException {
-        store().claim(key, FINGERPRINT, "owner-1", Duration.ofMillis(200));
-        Thread.sleep(400);
-        assertThat(store().claim(key, FINGERPRINT, "owner-2", LONG), is(new Claim.Acquired(key, "owner-2")));
-        assertThat(store().complete(key, "owner-1", RESPONSE, LONG), is(false));
-        assertThat(store().release(key, "owner-1"), is(false));
-        assertThat(store().renew(key, "owner-1", LONG), is(false));
+    void anExpiredLeaseLetsAnotherClaimWithAGreaterTokenAndFencesTheOldOwner() throws InterruptedException {
+        Claim.Acquired lapsed = acquire(request, SHORT);
+        Thread.sleep(2 * SHORT.toMillis());
+        Claim.Acquired taker = acquire(request, LONG);
+        assertThat(taker.token(), greaterThan(lapsed.token()));
+        assertThat(store().renew(key, lapsed.token(), LONG), is(false));
+        assertThat(store().release(key, lapsed.token()), is(false));
+
+        // Both executions of one attempt converge on the decision recorded first.
+        Decision old = decision(request, "lapsed owner");
+        assertThat(store().recordAndComplete(key, request, lapsed.token(), old, LONG),
+                   is(new Recorded(old, true, false)));
+        Recorded current = store().recordAndComplete(key, request, taker.token(), decision(request, "taker"), LONG);
+        assertThat(current, is(new Recorded(old, false, true)));
+        assertThat(store().claim(key, List.of(request), LONG), is(new Claim.Replay(old, false)));
     }
 
     @Test
-    void renewingExtendsTheLeaseOfTheOwnerOnly() throws InterruptedException {
-        store().claim(key, FINGERPRINT, "owner-1", Duration.ofMillis(400));
-        assertThat(store().renew(key, "owner-2", LONG), is(false));
+    void aLapsedOwnerWhoseKeyNobodyTookStillCompletesIt() throws InterruptedException {
+        Claim.Acquired lapsed = acquire(request, SHORT);
+        Thread.sleep(2 * SHORT.toMillis());
+        Decision decision = decision(request, "late but alone");
+        assertThat(store().recordAndComplete(key, request, lapsed.token(), decision, LONG),
+                   is(new Recorded(decision, true, true)));
+        assertThat(store().claim(key, List.of(request), LONG), is(new Claim.Replay(decision, false)));
+    }
+
+    @Test
+    void renewingExtendsTheLeaseOfTheHolderOnly() throws InterruptedException {
+        Claim.Acquired claim = acquire(request, Duration.ofMillis(400));
         Thread.sleep(200);
-        assertThat(store().renew(key, "owner-1", Duration.ofMillis(1500)), is(true));
+        assertThat(store().renew(key, claim.token(), Duration.ofMillis(1500)), is(true));
         Thread.sleep(500);
-        assertThat(store().claim(key, FINGERPRINT, "owner-3", LONG), is(new Claim.InFlight()));
+        assertThat(store().claim(key, List.of(request), LONG), is(new Claim.InFlight()));
     }
 
     @Test
-    void aCompletedKeyCannotBeRenewed() {
-        store().claim(key, FINGERPRINT, "owner-1", LONG);
-        store().complete(key, "owner-1", RESPONSE, LONG);
-        assertThat(store().renew(key, "owner-1", LONG), is(false));
+    void aDecisionAndItsKeyAreForgottenAfterTheRetention() throws InterruptedException {
+        Claim.Acquired claim = acquire(request, LONG);
+        store().recordAndComplete(key, request, claim.token(), decision(request, "short"), SHORT);
+        Thread.sleep(2 * SHORT.toMillis());
+        assertThat(store().findDecision(request.decision()).isPresent(), is(false));
+        assertThat(store().claim(key, List.of(other), LONG), instanceOf(Claim.Acquired.class));
     }
 
     @Test
-    void aResponseIsForgottenAfterItsRetention() throws InterruptedException {
-        store().claim(key, FINGERPRINT, "owner-1", LONG);
-        store().complete(key, "owner-1", RESPONSE, Duration.ofMillis(200));
-        Thread.sleep(400);
-        assertThat(store().claim(key, OTHER_FINGERPRINT, "owner-2", LONG), is(new Claim.Acquired(key, "owner-2")));
+    void duringARotationAKeyRecordedUnderThePreviousSecretReplaysRecoversAndStaysInFlight() {
+        Identity previous = identity("c");
+        Identity current = identity("d");
+        Claim.Acquired claim = acquire(previous, LONG);
+        assertThat(store().claim(key, List.of(current, previous), LONG), is(new Claim.InFlight()));
+        Decision decision = decision(previous, "before the rotation");
+        store().recordAndComplete(key, previous, claim.token(), decision, LONG);
+        assertThat(store().claim(key, List.of(current, previous), LONG), is(new Claim.Replay(decision, false)));
+        assertThat(store().claim(key, List.of(current, identity("e")), LONG), is(new Claim.Mismatch()));
+    }
+
+    @Test
+    void aDecisionRecordedWithoutItsKeyIsRecoveredByTheNextClaim() {
+        Decision decision = decision(request, "orphan");
+        // A lapsed owner whose key nobody took: recording an absent key completes it.
+        store().recordAndComplete(key, request, 42, decision, LONG);
+        String otherKey = key + "-same-attempt";
+        assertThat(store().claim(otherKey, List.of(request), LONG), is(new Claim.Replay(decision, true)));
     }
 
     @Test
@@ -189,25 +248,21 @@ abstract class IdempotencyStoreContract {
         for (int i = 0; printable.length() < IdempotencyKey.MAX_LENGTH; i++) {
             printable.append((char) (0x20 + i % 95));
         }
-        String longKey = "m_123:" + UUID.randomUUID() + ":" + printable.substring(0, IdempotencyKey.MAX_LENGTH);
-        assertThat(store().claim(longKey, FINGERPRINT, "owner-1", LONG), is(new Claim.Acquired(longKey, "owner-1")));
-        assertThat(store().complete(longKey, "owner-1", RESPONSE, LONG), is(true));
-        assertThat(store().claim(longKey, FINGERPRINT, "owner-2", LONG), is(new Claim.Replay(RESPONSE)));
+        String longKey = RequestIdentities.lookupKey("authorize", "m:1", new IdempotencyKey(printable.toString()));
+        Claim.Acquired claim = (Claim.Acquired) store().claim(longKey, List.of(request), LONG);
+        Decision decision = decision(request, "long key");
+        store().recordAndComplete(longKey, request, claim.token(), decision, LONG);
+        assertThat(store().claim(longKey, List.of(request), LONG), is(new Claim.Replay(decision, false)));
     }
 
     @Test
-    void keysOfDifferentMerchantsAreIndependent() {
-        String otherMerchant = "m_456" + key.substring(key.indexOf(':'));
-        store().claim(key, FINGERPRINT, "owner-1", LONG);
-        assertThat(store().claim(otherMerchant, OTHER_FINGERPRINT, "owner-2", LONG),
-                   is(new Claim.Acquired(otherMerchant, "owner-2")));
-    }
-
-    private static byte[] allBytes() {
-        byte[] bytes = new byte[256];
-        for (int i = 0; i < bytes.length; i++) {
-            bytes[i] = (byte) i;
-        }
-        return bytes;
+    void keysOfDifferentMerchantsAndOperationsAreIndependent() {
+        IdempotencyKey idempotencyKey = new IdempotencyKey(UUID.randomUUID().toString());
+        String merchant = RequestIdentities.lookupKey("authorize", "m_123", idempotencyKey);
+        String otherMerchant = RequestIdentities.lookupKey("authorize", "m_456", idempotencyKey);
+        String otherOperation = RequestIdentities.lookupKey("capture", "m_123", idempotencyKey);
+        store().claim(merchant, List.of(request), LONG);
+        assertThat(store().claim(otherMerchant, List.of(other), LONG), instanceOf(Claim.Acquired.class));
+        assertThat(store().claim(otherOperation, List.of(identity("e")), LONG), instanceOf(Claim.Acquired.class));
     }
 }

@@ -1,6 +1,7 @@
 package com.example.payments.idempotency;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
@@ -12,6 +13,7 @@ import static org.hamcrest.Matchers.is;
 class InMemoryIdempotencyStoreTest extends IdempotencyStoreContract {
 
     private final InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create(1000);
+    private final List<Identity> request = List.of(identity("f"));
 
     @Override
     IdempotencyStore store() {
@@ -21,18 +23,18 @@ class InMemoryIdempotencyStoreTest extends IdempotencyStoreContract {
     @Test
     void aFullStoreRefusesNewKeysAndEvictsNothing() {
         InMemoryIdempotencyStore small = InMemoryIdempotencyStore.create(2);
-        small.claim("m:1", FINGERPRINT, "owner-1", LONG);
-        small.claim("m:2", FINGERPRINT, "owner-2", LONG);
-        assertThat(small.claim("m:3", FINGERPRINT, "owner-3", LONG), is(new Claim.Full()));
-        assertThat(small.claim("m:1", FINGERPRINT, "owner-4", LONG), is(new Claim.InFlight()));
+        small.claim("m:1", request, LONG);
+        small.claim("m:2", request, LONG);
+        assertThat(small.claim("m:3", request, LONG), is(new Claim.Full()));
+        assertThat(small.claim("m:1", request, LONG), is(new Claim.InFlight()));
     }
 
     @Test
     void sweepingDropsExpiredRecordsAndFreesCapacity() throws InterruptedException {
         InMemoryIdempotencyStore small = InMemoryIdempotencyStore.create(1);
-        small.claim("m:1", FINGERPRINT, "owner-1", Duration.ofMillis(50));
+        small.claim("m:1", request, Duration.ofMillis(50));
         Thread.sleep(100);
         assertThat(small.sweep(), is(1));
-        assertThat(small.claim("m:2", FINGERPRINT, "owner-2", LONG), instanceOf(Claim.Acquired.class));
+        assertThat(small.claim("m:2", request, LONG), instanceOf(Claim.Acquired.class));
     }
 }

@@ -30,8 +30,9 @@ class MinReplicasAckIT {
                         "idempotency.store", "redis", "idempotency.fingerprint-secret", "it-test-fingerprint-secret",
                         "idempotency.redis.uri", primary.uri(),
                         "idempotency.redis.min-replicas-ack", "1",
-                        // Replicated writes may take PT5.7S; the drain must outlast them and the authorizer.
-                        "shutdown.drain-timeout", "PT12S"))) {
+                        // Replicated writes may take PT5.7S; the drain and the lease must outlast them and the
+                        // authorizer (PT5S).
+                        "shutdown.drain-timeout", "PT12S", "idempotency.in-flight-lease", "PT12S"))) {
             service.awaitReady(Duration.ofSeconds(20));
             String key = UUID.randomUUID().toString();
 

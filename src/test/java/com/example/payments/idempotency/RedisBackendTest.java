@@ -1,11 +1,14 @@
 package com.example.payments.idempotency;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 
 import com.example.payments.testing.RedisServer;
 
 import io.helidon.health.HealthCheckResponse;
+import io.lettuce.core.AclSetuserArgs;
+import io.lettuce.core.protocol.CommandType;
 import io.helidon.metrics.api.Metrics;
 import io.helidon.metrics.api.MetricsConfig;
 
@@ -25,18 +28,19 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 class RedisBackendTest {
 
     private static final Duration LONG = Duration.ofSeconds(30);
-    private static final String FINGERPRINT = "f".repeat(64);
 
-    private final String key = "m_123:" + UUID.randomUUID();
+    private final String key = RequestIdentities.lookupKey("authorize", "m_123",
+                                                           new IdempotencyKey(UUID.randomUUID().toString()));
+    private final List<Identity> request = List.of(IdempotencyStoreContract.identity("f"));
 
     @Test
     void scriptsAreLoadedAgainAfterRedisForgetsThem() throws Exception {
         try (RedisServer server = RedisServer.start();
                 RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(server.uri(), 0))) {
             RedisIdempotencyStore store = RedisIdempotencyStore.create(redis);
-            store.claim(key, FINGERPRINT, "owner-1", LONG);
+            Claim.Acquired claim = (Claim.Acquired) store.claim(key, request, LONG);
             redis.call("flush scripts", commands -> commands.scriptFlush());
-            assertThat(store.release(key, "owner-1"), is(true));
+            assertThat(store.release(key, claim.token()), is(true));
         }
     }
 
@@ -50,7 +54,7 @@ class RedisBackendTest {
 
             long start = System.nanoTime();
             assertThrows(IdempotencyStore.UnavailableException.class,
-                         () -> store.claim(key, FINGERPRINT, "owner-1", LONG));
+                         () -> store.claim(key, request, LONG));
             assertThat(Duration.ofNanos(System.nanoTime() - start), lessThan(Duration.ofMillis(600)));
             HealthCheckResponse down = check.call();
             assertThat(down.status(), is(HealthCheckResponse.Status.DOWN));
@@ -58,8 +62,7 @@ class RedisBackendTest {
 
             server.restart();
             // The restarted Redis is empty: the scripts are gone too (NOSCRIPT, loaded again).
-            assertThat(eventually(() -> store.claim(key, FINGERPRINT, "owner-2", LONG)),
-                       is(new Claim.Acquired(key, "owner-2")));
+            assertThat(eventually(() -> store.claim(key, request, LONG)), instanceOf(Claim.Acquired.class));
             assertThat(check.call().status(), is(HealthCheckResponse.Status.UP));
         }
     }
@@ -70,11 +73,9 @@ class RedisBackendTest {
             server.stop();
             try (RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(server.uri(), 0))) {
                 RedisIdempotencyStore store = RedisIdempotencyStore.create(redis);
-                assertThrows(IdempotencyStore.UnavailableException.class,
-                             () -> store.claim(key, FINGERPRINT, "owner-1", LONG));
+                assertThrows(IdempotencyStore.UnavailableException.class, () -> store.claim(key, request, LONG));
                 server.restart();
-                assertThat(eventually(() -> store.claim(key, FINGERPRINT, "owner-1", LONG)),
-                           instanceOf(Claim.Acquired.class));
+                assertThat(eventually(() -> store.claim(key, request, LONG)), instanceOf(Claim.Acquired.class));
             }
         }
     }
@@ -89,7 +90,7 @@ class RedisBackendTest {
             try {
                 long start = System.nanoTime();
                 IdempotencyStore.UnavailableException e = assertThrows(IdempotencyStore.UnavailableException.class,
-                        () -> store.claim(key, FINGERPRINT, "owner-1", LONG));
+                        () -> store.claim(key, request, LONG));
                 Duration took = Duration.ofNanos(System.nanoTime() - start);
                 assertThat(e.getMessage(), containsString("no answer within the command timeout"));
                 assertThat(took, lessThan(Duration.ofMillis(900)));
@@ -100,7 +101,7 @@ class RedisBackendTest {
             } finally {
                 server.resume();
             }
-            assertThat(eventually(() -> store.claim(key, FINGERPRINT, "owner-2", LONG)), instanceOf(Claim.class));
+            assertThat(eventually(() -> store.claim(key, request, LONG)), instanceOf(Claim.class));
         }
     }
 
@@ -109,18 +110,59 @@ class RedisBackendTest {
         try (RedisServer server = RedisServer.start();
                 RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(server.uri(), 0));
                 IdempotencyRegistry registry = IdempotencyRegistry.create(RedisIdempotencyStore.create(redis),
-                        Duration.ofMillis(300), LONG, Metrics.createMeterRegistry(MetricsConfig.create()))) {
+                        Duration.ofMillis(300), LONG, Duration.ZERO,
+                        Metrics.createMeterRegistry(MetricsConfig.create()))) {
             RedisIdempotencyStore other = RedisIdempotencyStore.create(redis);
-            IdempotencyKey idempotencyKey = new IdempotencyKey(UUID.randomUUID().toString());
-            Claim claim = registry.claim("m_123", idempotencyKey, FINGERPRINT);
-            String lookupKey = ((Claim.Acquired) claim).lookupKey();
+            Claim claim = registry.claim(key, request);
+            assertThat(claim, instanceOf(Claim.Acquired.class));
 
             Thread.sleep(1000);
-            assertThat(other.claim(lookupKey, FINGERPRINT, "other-owner", LONG), is(new Claim.InFlight()));
+            assertThat(other.claim(key, request, LONG), is(new Claim.InFlight()));
 
             assertThat(registry.releaseAllHeld(IdempotencyRegistry.ReleaseReason.SHUTDOWN), is(1));
-            assertThat(other.claim(lookupKey, FINGERPRINT, "other-owner", LONG),
-                       is(new Claim.Acquired(lookupKey, "other-owner")));
+            assertThat(other.claim(key, request, LONG), instanceOf(Claim.Acquired.class));
+        }
+    }
+
+    @Test
+    void aKeyWhoseReleaseFailedStaysHeldAndTheKeyReleasePhaseReleasesItOnceRedisAnswers() throws Exception {
+        try (RedisServer server = RedisServer.start();
+                RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(server.uri(), 0));
+                IdempotencyRegistry registry = IdempotencyRegistry.create(RedisIdempotencyStore.create(redis),
+                        LONG, LONG, Duration.ZERO, Metrics.createMeterRegistry(MetricsConfig.create()))) {
+            Claim.Acquired claim = (Claim.Acquired) registry.claim(key, request);
+            // Refused without running (a paused Redis would run the timed-out release once it resumes).
+            redis.call("acl", c -> c.aclSetuser("default", AclSetuserArgs.Builder.removeCommand(CommandType.EVALSHA)));
+            try {
+                assertThat(registry.release(claim, IdempotencyRegistry.ReleaseReason.SHUTDOWN), is(false));
+            } finally {
+                redis.call("acl", c -> c.aclSetuser("default", AclSetuserArgs.Builder.addCommand(CommandType.EVALSHA)));
+            }
+            assertThat("still known after the failed release", registry.heldCount(), is(1));
+            assertThat(registry.releaseAllHeld(IdempotencyRegistry.ReleaseReason.SHUTDOWN), is(1));
+            assertThat(registry.heldCount(), is(0));
+            assertThat(registry.releasedCount(), is(1L));
+        }
+    }
+
+    @Test
+    void anInterruptedRequestThreadStillReleasesItsKey() throws Exception {
+        try (RedisServer server = RedisServer.start();
+                RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(server.uri(), 0));
+                IdempotencyRegistry registry = IdempotencyRegistry.create(RedisIdempotencyStore.create(redis),
+                        LONG, LONG, Duration.ZERO, Metrics.createMeterRegistry(MetricsConfig.create()))) {
+            Claim.Acquired claim = (Claim.Acquired) registry.claim(key, request);
+            java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.atomic.AtomicBoolean stillInterrupted = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread requestThread = Thread.ofVirtual().start(() -> {
+                Thread.currentThread().interrupt();
+                released.set(registry.release(claim, IdempotencyRegistry.ReleaseReason.SHUTDOWN));
+                stillInterrupted.set(Thread.currentThread().isInterrupted());
+            });
+            requestThread.join();
+            assertThat(released.get(), is(true));
+            assertThat("the interrupt is kept for the caller", stillInterrupted.get(), is(true));
+            assertThat(RedisIdempotencyStore.create(redis).claim(key, request, LONG), instanceOf(Claim.Acquired.class));
         }
     }
 

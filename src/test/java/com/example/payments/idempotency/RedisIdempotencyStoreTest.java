@@ -2,17 +2,32 @@ package com.example.payments.idempotency;
 
 import java.io.IOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
 
 import com.example.payments.testing.RedisServer;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
-/** The store contract, unchanged, against {@link RedisIdempotencyStore} on a private {@code redis-server}. */
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.allOf;
+import static org.hamcrest.Matchers.greaterThan;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.lessThanOrEqualTo;
+
+/**
+ * The store contract, unchanged, against {@link RedisIdempotencyStore} on a private {@code redis-server}, plus what
+ * only Redis has: its key layout and TTLs, and a decision still recorded when the record-and-complete script is
+ * refused.
+ */
 class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
 
+    static final String PREFIX = "payments-authorization-test:";
     private static RedisServer server;
     private static RedisConnection connection;
     private static RedisIdempotencyStore store;
@@ -46,12 +61,47 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
         return store;
     }
 
+    @Test
+    void theDecisionIsKeptUnderItsKindAndIdForTheRetentionAndTheCompletedKeyNoLonger() {
+        String key = RequestIdentities.lookupKey("authorize", "m_123", new IdempotencyKey(UUID.randomUUID().toString()));
+        Identity identity = identity("1");
+        Claim.Acquired claim = (Claim.Acquired) store.claim(key, List.of(identity), LONG);
+        store.recordAndComplete(key, identity, claim.token(), decision(identity, "ttl"), Duration.ofHours(24));
+
+        long decisionTtl = connection.call("pttl", c -> c.pttl(PREFIX + "authorization:" + identity.decision().id()));
+        long keyTtl = connection.call("pttl", c -> c.pttl(PREFIX + "idempotency:" + key));
+        assertThat(decisionTtl, allOf(greaterThan(Duration.ofHours(23).toMillis()),
+                                      lessThanOrEqualTo(Duration.ofHours(24).toMillis())));
+        assertThat(keyTtl, lessThanOrEqualTo(decisionTtl));
+        byte[] state = connection.call("state", c -> c.hget(PREFIX + "idempotency:" + key, "state"));
+        assertThat(new String(state, StandardCharsets.UTF_8), is("completed"));
+    }
+
+    @Test
+    void whenTheScriptIsRefusedTheDecisionIsStillRecordedAndTheNextClaimRecoversIt() {
+        String key = RequestIdentities.lookupKey("authorize", "m_123", new IdempotencyKey(UUID.randomUUID().toString()));
+        Identity identity = identity("2");
+        Claim.Acquired claim = (Claim.Acquired) store.claim(key, List.of(identity), LONG);
+        Decision decision = decision(identity, "refused script");
+        connection.call("acl", c -> c.aclSetuser("default", io.lettuce.core.AclSetuserArgs.Builder.removeCommand(
+                io.lettuce.core.protocol.CommandType.EVALSHA)));
+        Recorded recorded;
+        try {
+            recorded = store.recordAndComplete(key, identity, claim.token(), decision, LONG);
+        } finally {
+            connection.call("acl", c -> c.aclSetuser("default", io.lettuce.core.AclSetuserArgs.Builder.addCommand(
+                    io.lettuce.core.protocol.CommandType.EVALSHA)));
+        }
+        assertThat(recorded, is(new Recorded(decision, true, false)));
+        assertThat(store.claim(key, List.of(identity), LONG), is(new Claim.Replay(decision, true)));
+    }
+
     static IdempotencySettings.RedisSettings settings(String uri, int minReplicasAck) {
         return settings(uri, minReplicasAck, Duration.ofMillis(500));
     }
 
     static IdempotencySettings.RedisSettings settings(String uri, int minReplicasAck, Duration commandTimeout) {
-        return new IdempotencySettings.RedisSettings(URI.create(uri), "payments-authorization-test:",
-                                                     Duration.ofSeconds(1), commandTimeout, minReplicasAck);
+        return new IdempotencySettings.RedisSettings(URI.create(uri), PREFIX, Duration.ofSeconds(1), commandTimeout,
+                                                     minReplicasAck);
     }
 }

@@ -27,11 +27,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 class RedisMinReplicasAckTest {
 
     private static final Duration LONG = Duration.ofSeconds(30);
-    private static final String FINGERPRINT = "c".repeat(64);
-    private static final StoredResponse RESPONSE = new StoredResponse(201, "/v1/authorizations/1", "application/json",
-                                                                      "{}".getBytes(StandardCharsets.UTF_8));
+    private static final Identity REQUEST = IdempotencyStoreContract.identity("c");
+    private static final Decision DECISION = IdempotencyStoreContract.decision(REQUEST, "{}");
 
-    private final String key = "m_123:" + UUID.randomUUID();
+    private final String key = RequestIdentities.lookupKey("authorize", "m_123",
+                                                           new IdempotencyKey(UUID.randomUUID().toString()));
 
     @Test
     void withAReplicaClaimAndCompletionAreConfirmedAndTheRecordIsOnTheReplica() throws Exception {
@@ -41,12 +41,15 @@ class RedisMinReplicasAckTest {
                 RedisConnection onReplica = RedisConnection.create(RedisIdempotencyStoreTest.settings(replica.uri(),
                                                                                                       0))) {
             RedisIdempotencyStore store = RedisIdempotencyStore.create(redis);
-            assertThat(store.claim(key, FINGERPRINT, "owner-1", LONG), is(new Claim.Acquired(key, "owner-1")));
-            assertThat(store.complete(key, "owner-1", RESPONSE, LONG), is(true));
+            Claim.Acquired claim = (Claim.Acquired) store.claim(key, List.of(REQUEST), LONG);
+            assertThat(store.recordAndComplete(key, REQUEST, claim.token(), DECISION, LONG).completed(), is(true));
 
             byte[] state = onReplica.call("read replica", commands -> commands.hget(
                     "payments-authorization-test:idempotency:" + key, "state"));
             assertThat(new String(state, StandardCharsets.UTF_8), is("completed"));
+            byte[] decision = onReplica.call("read replica", commands -> commands.get(
+                    "payments-authorization-test:authorization:" + REQUEST.decision().id()));
+            assertThat(decision, is(DECISION.body()));
         }
     }
 
@@ -57,33 +60,33 @@ class RedisMinReplicasAckTest {
             RedisIdempotencyStore store = RedisIdempotencyStore.create(redis);
             long start = System.nanoTime();
             IdempotencyStore.UnavailableException e = assertThrows(IdempotencyStore.UnavailableException.class,
-                    () -> store.claim(key, FINGERPRINT, "owner-1", LONG));
+                    () -> store.claim(key, List.of(REQUEST), LONG));
             assertThat(Duration.ofNanos(System.nanoTime() - start), lessThan(Duration.ofMillis(1300)));
             assertThat(e.getMessage(), containsString("not confirmed by 1 Redis replica"));
 
             try (RedisConnection unreplicated = RedisConnection.create(RedisIdempotencyStoreTest.settings(
                     primary.uri(), 0))) {
-                assertThat(RedisIdempotencyStore.create(unreplicated).claim(key, FINGERPRINT, "owner-2", LONG),
-                           is(new Claim.Acquired(key, "owner-2")));
+                assertThat(RedisIdempotencyStore.create(unreplicated).claim(key, List.of(REQUEST), LONG),
+                           instanceOf(Claim.Acquired.class));
             }
         }
     }
 
     @Test
-    void aCompletionTheReplicaDidNotConfirmIsReportedButStaysOnThePrimary() throws Exception {
+    void aDecisionTheReplicaDidNotConfirmIsReportedButStaysOnThePrimary() throws Exception {
         try (RedisServer primary = RedisServer.start();
                 RedisServer replica = primary.startReplica();
                 RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(primary.uri(), 1))) {
             RedisIdempotencyStore store = RedisIdempotencyStore.create(redis);
-            store.claim(key, FINGERPRINT, "owner-1", LONG);
+            Claim.Acquired claim = (Claim.Acquired) store.claim(key, List.of(REQUEST), LONG);
             replica.pause();
             try {
                 assertThrows(IdempotencyStore.UnavailableException.class,
-                             () -> store.complete(key, "owner-1", RESPONSE, LONG));
+                             () -> store.recordAndComplete(key, REQUEST, claim.token(), DECISION, LONG));
             } finally {
                 replica.resume();
             }
-            assertThat(store.claim(key, FINGERPRINT, "owner-2", LONG), is(new Claim.Replay(RESPONSE)));
+            assertThat(store.claim(key, List.of(REQUEST), LONG), is(new Claim.Replay(DECISION, false)));
         }
     }
 
@@ -100,7 +103,7 @@ class RedisMinReplicasAckTest {
             try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
                 for (int i = 0; i < 200; i++) {
                     String own = key + ":" + i;
-                    claims.add(threads.submit(() -> store.claim(own, FINGERPRINT, "owner", LONG)));
+                    claims.add(threads.submit(() -> store.claim(own, List.of(REQUEST), LONG)));
                 }
             }
             for (Future<Claim> claim : claims) {

@@ -24,10 +24,10 @@ import static org.hamcrest.Matchers.is;
  */
 class RedisTlsIT {
 
-    /** The ACL the README documents for the service's Redis user (Redis 7.0 syntax). */
+    /** The ACL docs/idempotency.md documents for the service's Redis user (Redis 7.0 syntax). */
     static final List<String> ACL_RULES = List.of("on", "~payments-authorization:*", "resetchannels", "-@all",
-            "+hello", "+auth", "+ping", "+evalsha", "+script|load", "+hmget", "+hget", "+hset", "+pexpire", "+del",
-            "+get", "+set", "+wait");
+            "+hello", "+auth", "+ping", "+evalsha", "+script|load", "+hmget", "+hset", "+pexpire", "+pttl", "+time",
+            "+del", "+get", "+set", "+wait");
 
     @Test
     void aTlsConnectionWithAnAclUserFromTheEnvironmentServesAndNeverLogsThePassword() throws Exception {

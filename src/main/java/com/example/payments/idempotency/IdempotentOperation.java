@@ -1,0 +1,271 @@
+package com.example.payments.idempotency;
+
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.UUID;
+
+import com.example.payments.http.Problem;
+import com.example.payments.http.ProblemResponses;
+import com.example.payments.idempotency.IdempotencyRegistry.ReleaseReason;
+
+import io.helidon.http.HeaderName;
+import io.helidon.http.HeaderNames;
+import io.helidon.http.HeaderValues;
+import io.helidon.http.Status;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+
+/**
+ * One idempotent operation over HTTP, reusable by every operation that creates a resource once per
+ * {@code Idempotency-Key} ({@code POST /v1/authorizations} today; a capture or a refund in a fork): header parsing,
+ * the claim and its status codes, the lease and drain checks, recording the decision, and the release when there is
+ * no decision. The caller validates the body, names the scope (the merchant the caller acts for) and supplies the
+ * {@link Work}.
+ *
+ * <p>Status codes: 400 missing or invalid key; a recorded decision replayed with {@code Idempotent-Replayed: true};
+ * 409 in flight; 422 key reused with another request; 503 store full or unavailable, draining (the work could not
+ * finish before the drain deadline) or lease lost; then the work's own answer: the decision (e.g. 201 with
+ * {@code Location}), or its problem when there is no decision (e.g. 502, 504; the key is released); 504
+ * {@code outcome-unknown} when the request was cut off or its decision could not be recorded. The flow's own 409, 503
+ * and 504 carry {@code Retry-After}.
+ *
+ * <p>The promise: every answer that carries a decision is built from the recorded decision, so every answer for one
+ * key is byte-identical; the work runs only after a claim, under a lease that covers it.
+ */
+public final class IdempotentOperation {
+
+    private static final System.Logger LOGGER = System.getLogger(IdempotentOperation.class.getName());
+    /** Response header marking a replayed response (IETF idempotency-key draft practice). */
+    public static final HeaderName IDEMPOTENT_REPLAYED = HeaderNames.create("Idempotent-Replayed");
+    private static final HeaderName IDEMPOTENCY_KEY = HeaderNames.create(IdempotencyKey.HEADER);
+
+    /**
+     * What the operation is.
+     *
+     * @param operation name in lookup keys and attempt ids, e.g. {@code authorize}; keys of two operations never meet
+     * @param kind      kind of the resource it creates, e.g. {@code authorization}
+     * @param basePath  where the resources are read back, e.g. {@code /v1/authorizations}: {@code Location} is
+     *                  {@code basePath/id}
+     * @param route     the route, for problem details, e.g. {@code POST /v1/authorizations}
+     */
+    public record Definition(String operation, String kind, String basePath, String route) {
+    }
+
+    /** When the drain must be over. */
+    @FunctionalInterface
+    public interface DrainDeadline {
+
+        /**
+         * The drain deadline, while draining.
+         *
+         * @return {@link System#nanoTime()} by which in-flight requests must be done, empty when not draining
+         */
+        OptionalLong nanos();
+    }
+
+    private final Definition definition;
+    private final IdempotencyRegistry registry;
+    private final RequestIdentities identities;
+    private final IdempotencySettings.StoreBounds bounds;
+    private final Duration workTimeout;
+    private final DrainDeadline drain;
+
+    private IdempotentOperation(Definition definition, IdempotencyRegistry registry, RequestIdentities identities,
+                                IdempotencySettings.StoreBounds bounds, Duration workTimeout, DrainDeadline drain) {
+        this.definition = definition;
+        this.registry = registry;
+        this.identities = identities;
+        this.bounds = bounds;
+        this.workTimeout = workTimeout;
+        this.drain = drain;
+    }
+
+    /**
+     * Creates the flow of one operation.
+     *
+     * @param definition  what the operation is
+     * @param registry    the idempotency registry
+     * @param identities  fingerprints, attempt ids and resource ids
+     * @param bounds      the store's worst case ({@code IdempotencySettings.bounds()})
+     * @param workTimeout the longest the work takes, e.g. {@code authorizer.timeout}
+     * @param drain       the drain deadline while draining
+     * @return the flow
+     */
+    public static IdempotentOperation create(Definition definition, IdempotencyRegistry registry,
+                                             RequestIdentities identities, IdempotencySettings.StoreBounds bounds,
+                                             Duration workTimeout, DrainDeadline drain) {
+        return new IdempotentOperation(definition, registry, identities, bounds, workTimeout, drain);
+    }
+
+    /**
+     * Reads the {@code Idempotency-Key} header: exactly one, valid (IETF draft: an sf-string or a bare token, 1-255
+     * printable ASCII characters).
+     *
+     * @param req the request
+     * @param res the response: a 400 problem naming the header is sent when the key is missing or invalid
+     * @return the key, or empty when a 400 was sent
+     */
+    public Optional<IdempotencyKey> key(ServerRequest req, ServerResponse res) {
+        List<String> headers = req.headers().all(IDEMPOTENCY_KEY, List::of);
+        Optional<IdempotencyKey> key = headers.size() == 1 ? IdempotencyKey.parse(headers.getFirst())
+                : Optional.empty();
+        if (key.isEmpty()) {
+            ProblemResponses.send(res, IdempotencyProblems.invalidKey(headers.size(), definition.route()));
+        }
+        return key;
+    }
+
+    /**
+     * Runs a validated request through the flow and answers it.
+     *
+     * @param res           the response, not yet sent
+     * @param scope         the merchant the caller acts for: keys, attempt ids and resources are scoped by it
+     * @param key           the idempotency key
+     * @param canonicalForm the validated request in canonical form (fixed field order, CVC excluded)
+     * @param work          the work, run only when this request acquired the key
+     */
+    public void execute(ServerResponse res, String scope, IdempotencyKey key, String canonicalForm, Work work) {
+        List<Identity> ids = identities.of(definition.operation(), definition.kind(), scope, key, canonicalForm);
+        // Nothing is claimed that could not finish before the drain deadline: a claim, the work and the recording.
+        if (!finishesBeforeTheDrainDeadline(bounds.total().plus(workTimeout))) {
+            registry.refused("draining");
+            ProblemResponses.sendRetryable(res, IdempotencyProblems.draining(), 1);
+            return;
+        }
+        Claim claim;
+        try {
+            claim = registry.claim(RequestIdentities.lookupKey(definition.operation(), scope, key), ids);
+        } catch (IdempotencyStore.UnavailableException e) {
+            LOGGER.log(Level.WARNING, "Idempotency store unavailable, refusing the request: {0}", e.getMessage());
+            ProblemResponses.sendRetryable(res, IdempotencyProblems.storeUnavailable(), 1);
+            return;
+        }
+        switch (claim) {
+        case Claim.Acquired acquired -> run(res, acquired, ids.get(acquired.identity()), work);
+        case Claim.Replay replay -> answer(res, replay.decision(), true);
+        case Claim.InFlight inFlight -> ProblemResponses.sendRetryable(res, IdempotencyProblems.inProgress(), 1);
+        case Claim.Mismatch mismatch -> ProblemResponses.send(res, IdempotencyProblems.reused());
+        case Claim.Full full -> ProblemResponses.sendRetryable(res, IdempotencyProblems.full(), 5);
+        }
+    }
+
+    /**
+     * Answers {@code GET basePath/{id}}: 200 with the recorded body, 404 when unknown or past retention, 503 when the
+     * store cannot be reached.
+     *
+     * @param id  the id from the path
+     * @param res the response, not yet sent
+     */
+    public void find(String id, ServerResponse res) {
+        if (!isUuid(id)) {
+            ProblemResponses.send(res, ProblemResponses.notFound("No " + definition.kind() + " with this id."));
+            return;
+        }
+        Optional<Decision> found;
+        try {
+            found = registry.findDecision(new DecisionKey(definition.kind(), id));
+        } catch (IdempotencyStore.UnavailableException e) {
+            LOGGER.log(Level.WARNING, "Store unavailable for GET: {0}", e.getMessage());
+            ProblemResponses.sendRetryable(res, Problem.of("store-unavailable", "Temporarily unavailable", 503,
+                    "The store cannot be reached. Retry shortly."), 1);
+            return;
+        }
+        if (found.isEmpty()) {
+            ProblemResponses.send(res, ProblemResponses.notFound("No " + definition.kind() + " with this id."));
+            return;
+        }
+        res.header(HeaderValues.CONTENT_TYPE_JSON)
+                .header(HeaderNames.CACHE_CONTROL, "no-store")
+                .send(found.get().body());
+    }
+
+    private void run(ServerResponse res, Claim.Acquired claim, Identity identity, Work work) {
+        // The lease must cover the work and the recording: otherwise another replica may claim the key while the
+        // work runs. Checked locally (renewals' verdict and deadline), without a round trip.
+        if (!registry.leaseCovers(claim, workTimeout)) {
+            registry.release(claim, ReleaseReason.LEASE_LOST);
+            ProblemResponses.sendRetryable(res, IdempotencyProblems.leaseLost(), 1);
+            return;
+        }
+        if (!finishesBeforeTheDrainDeadline(workTimeout.plus(bounds.record()))) {
+            registry.release(claim, ReleaseReason.SHUTDOWN);
+            ProblemResponses.sendRetryable(res, IdempotencyProblems.draining(), 1);
+            return;
+        }
+        Work.Outcome outcome;
+        try {
+            outcome = work.perform(new Work.Attempt(identity.attemptId(), identity.decision().id()));
+        } catch (InterruptedException e) {
+            // Only the end of the drain interrupts a request: free the key so a retry on another replica runs, and
+            // answer if the connection still lets us. The interrupt ends here, with the request: set again, it would
+            // make Helidon fail the answer with a 500.
+            registry.release(claim, ReleaseReason.SHUTDOWN);
+            sendQuietly(res, IdempotencyProblems.outcomeUnknown());
+            return;
+        } catch (RuntimeException | Error e) {
+            registry.release(claim, ReleaseReason.ERROR);
+            throw e;
+        }
+        switch (outcome) {
+        case Work.Decided decided -> record(res, claim, identity, decided);
+        case Work.Undecided undecided -> {
+            registry.release(claim, undecided.reason());
+            ProblemResponses.send(res, undecided.problem());
+        }
+        }
+    }
+
+    private void record(ServerResponse res, Claim.Acquired claim, Identity identity, Work.Decided decided) {
+        Recorded recorded;
+        try {
+            recorded = registry.recordAndComplete(claim, identity, new Decision(identity.decision(), decided.body()));
+        } catch (RuntimeException e) {
+            // Whatever failed, the key is never released after a decision: the retry recovers the decision if it
+            // was written, or runs the work again with the same attempt id, which the issuer deduplicates.
+            LOGGER.log(Level.ERROR, "{0} {1} decided but its recording is unknown: {2}", definition.kind(),
+                       identity.decision().id(), String.valueOf(e));
+            sendQuietly(res, IdempotencyProblems.outcomeUnknown());
+            return;
+        }
+        if (recorded.inserted()) {
+            decided.whenRecordedFirst().run();
+        }
+        answer(res, recorded.winner(), false);
+    }
+
+    private void answer(ServerResponse res, Decision decision, boolean replayed) {
+        res.status(Status.CREATED_201)
+                .header(HeaderNames.LOCATION, definition.basePath() + "/" + decision.key().id())
+                .header(HeaderValues.CONTENT_TYPE_JSON);
+        if (replayed) {
+            res.header(IDEMPOTENT_REPLAYED, "true");
+        }
+        res.send(decision.body());
+    }
+
+    private boolean finishesBeforeTheDrainDeadline(Duration needed) {
+        OptionalLong deadline = drain.nanos();
+        return deadline.isEmpty() || deadline.getAsLong() - System.nanoTime() > needed.toNanos();
+    }
+
+    private static void sendQuietly(ServerResponse res, Problem problem) {
+        try {
+            if (!res.isSent()) {
+                ProblemResponses.sendRetryable(res, problem, 1);
+            }
+        } catch (RuntimeException e) {
+            LOGGER.log(Level.DEBUG, "Could not answer a cut-off request: {0}", String.valueOf(e));
+        }
+    }
+
+    private static boolean isUuid(String id) {
+        try {
+            return UUID.fromString(id).toString().equals(id);
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+}

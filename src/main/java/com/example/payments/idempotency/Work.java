@@ -1,0 +1,55 @@
+package com.example.payments.idempotency;
+
+import com.example.payments.http.Problem;
+import com.example.payments.idempotency.IdempotencyRegistry.ReleaseReason;
+
+/**
+ * The work of an {@link IdempotentOperation}, e.g. the issuer call of an authorization: runs at most once per claim,
+ * under a lease that covers it, and only when it can finish before the drain deadline.
+ */
+@FunctionalInterface
+public interface Work {
+
+    /**
+     * Does the work.
+     *
+     * @param attempt the attempt id to send as the downstream idempotency key, and the id the resource must carry
+     * @return the decision, or why there is none
+     * @throws InterruptedException when the drain cut the request off (answered 504 {@code outcome-unknown}, key
+     *                              released)
+     */
+    Outcome perform(Attempt attempt) throws InterruptedException;
+
+    /**
+     * One attempt at the work.
+     *
+     * @param attemptId  stable per request: pass it downstream (the issuer deduplicates on it)
+     * @param resourceId the id of the resource this attempt creates, the same for every execution of the attempt
+     */
+    record Attempt(String attemptId, String resourceId) {
+    }
+
+    /** What the work came to. */
+    sealed interface Outcome {
+    }
+
+    /**
+     * A decision: the resource's body (its id is {@link Attempt#resourceId()}), answered 201 once recorded.
+     *
+     * @param body              the body, sent byte for byte by the 201, every replay and {@code GET}
+     * @param whenRecordedFirst runs once per decision, on the execution whose decision was recorded first (for
+     *                          counters)
+     */
+    record Decided(byte[] body, Runnable whenRecordedFirst) implements Outcome {
+    }
+
+    /**
+     * No decision, outcome unknown downstream: the key is released so that a retry runs the work again (with the same
+     * attempt id).
+     *
+     * @param problem the answer, e.g. 502 issuer unavailable
+     * @param reason  why the key is released
+     */
+    record Undecided(Problem problem, ReleaseReason reason) implements Outcome {
+    }
+}
