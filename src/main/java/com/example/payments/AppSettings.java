@@ -6,6 +6,7 @@ import com.example.payments.authorization.AuthorizerSettings;
 import com.example.payments.config.ConfigValues;
 import com.example.payments.config.ConfigurationException;
 import com.example.payments.health.HealthSettings;
+import com.example.payments.http.HttpSettings;
 import com.example.payments.idempotency.IdempotencySettings;
 import com.example.payments.lifecycle.ShutdownSettings;
 
@@ -20,10 +21,12 @@ import io.helidon.config.Config;
  * @param shutdown     {@code shutdown.*}
  * @param idempotency  {@code idempotency.*}
  * @param authorizer   {@code authorizer.*}
+ * @param http         {@code http.*} and the connection limits of {@code server} and {@code health-server}
  * @param logFormat    {@code logging.format}: {@code text} (default) or {@code json}
  */
 record AppSettings(int businessPort, int healthPort, HealthSettings health, ShutdownSettings shutdown,
-                   IdempotencySettings idempotency, AuthorizerSettings authorizer, LogFormat logFormat) {
+                   IdempotencySettings idempotency, AuthorizerSettings authorizer, HttpSettings http,
+                   LogFormat logFormat) {
 
     /** {@code logging.format}. */
     enum LogFormat { TEXT, JSON }
@@ -49,7 +52,15 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
                 ShutdownSettings.create(values),
                 IdempotencySettings.create(values),
                 AuthorizerSettings.create(values),
+                HttpSettings.create(values),
                 values.oneOf("logging.format", LogFormat.class, LogFormat.TEXT));
+        Duration idle = settings.http().business().longestIdle();
+        if (settings.health().progressWindow().compareTo(idle) <= 0) {
+            throw new ConfigurationException("health.liveness.progress-window", "'"
+                    + settings.health().progressWindow() + "' is not allowed; allowed: a duration > "
+                    + "server.idle-connection-timeout + server.idle-connection-period = " + idle + ", so that idle "
+                    + "connections holding every connection slot until Helidon closes them cannot fail liveness");
+        }
         Duration timeout = settings.authorizer().timeout();
         Duration drain = settings.shutdown().drainTimeout();
         if (timeout.compareTo(drain) >= 0) {

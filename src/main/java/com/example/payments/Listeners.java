@@ -1,21 +1,31 @@
 package com.example.payments;
 
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.time.Duration;
 import java.util.function.Consumer;
 
 import com.example.payments.config.ConfigurationException;
+import com.example.payments.http.HttpSettings;
 import com.example.payments.http.Json;
 import com.example.payments.http.ProblemDirectHandler;
+import com.example.payments.http.RequestDeadlines;
 import com.example.payments.lifecycle.ShutdownSettings;
 
+import com.sun.management.UnixOperatingSystemMXBean;
 import io.helidon.config.Config;
+import io.helidon.http.DirectHandler;
 import io.helidon.http.DirectHandler.EventType;
+import io.helidon.http.Status;
 import io.helidon.http.media.MediaContext;
 import io.helidon.http.media.jackson.JacksonSupport;
+import io.helidon.webserver.ConnectionContext;
 import io.helidon.webserver.WebServer;
+import io.helidon.webserver.WebServerConfig;
 import io.helidon.webserver.http.DirectHandlers;
 import io.helidon.webserver.http.HttpRouting;
+import io.helidon.webserver.http1.Http1Config;
+import io.helidon.webserver.http1.Http1ConnectionListener;
 import io.helidon.webserver.observe.ObserveFeature;
 import io.helidon.webserver.observe.metrics.MetricsObserver;
 
@@ -24,11 +34,25 @@ import io.helidon.webserver.observe.metrics.MetricsObserver;
  * ({@code server}, {@code health-server}), no feature discovery (it would mount {@code /observe/*} on the business
  * port and shadow {@code /health}), no Helidon shutdown hook (Main owns SIGTERM), and a started server really
  * listening or startup fails.
+ *
+ * <p>Both are bounded against hostile and broken clients (docs/hostile-clients.md): a connection cap and idle timeout
+ * from their config nodes, a header deadline, problem bodies for what Helidon answers before routing, a request line
+ * of at most {@value #MAX_REQUEST_LINE_BYTES} bytes (414 beyond) and a header section of at most
+ * {@value #MAX_HEADER_SECTION_BYTES} bytes (431 beyond).
  */
 final class Listeners {
 
     /** Largest accepted request body on the business listener: 16 KiB. */
     static final long MAX_PAYLOAD_BYTES = 16 * 1024;
+    /** Longest request line (method, target, version): 4 KiB, Helidon's default; longer is 414. */
+    static final int MAX_REQUEST_LINE_BYTES = 4096;
+    /** Largest header section: 16 KiB, Helidon's default; larger is 431. */
+    static final int MAX_HEADER_SECTION_BYTES = 16 * 1024;
+    /**
+     * File descriptors kept free beyond both connection caps and what the process holds at startup: the Redis
+     * connections (one plus a pool of 16 for {@code WAIT}), the loopback prober's client socket, log files.
+     */
+    static final int SPARE_FILE_DESCRIPTORS = 64;
 
     private Listeners() {
     }
@@ -37,22 +61,24 @@ final class Listeners {
      * Starts the business listener: problem bodies for whatever Helidon answers before routing, 16 KiB bodies, JSON
      * through Helidon's Jackson media support, and a shutdown grace period equal to the drain timeout.
      *
-     * @param config   the whole configuration
-     * @param settings validated settings
-     * @param routing  registers the routes
+     * @param config     the whole configuration
+     * @param settings   validated settings
+     * @param deadlines  the business listener's header and body deadlines
+     * @param onResponse told of every response the listener writes, of any status (its progress, for liveness)
+     * @param routing    registers the routes
      * @return the listening server
      * @throws ConfigurationException naming {@code server.port} when it cannot listen
      */
-    static WebServer startBusiness(Config config, AppSettings settings, Consumer<HttpRouting.Builder> routing) {
-        WebServer business = WebServer.builder()
-                .config(config.get("server"))
+    static WebServer startBusiness(Config config, AppSettings settings, RequestDeadlines deadlines,
+                                   Runnable onResponse, Consumer<HttpRouting.Builder> routing) {
+        WebServer business = bounded(WebServer.builder().config(config.get("server")), settings.http().business(),
+                                     deadlines, onResponse, ProblemDirectHandler.create(MAX_PAYLOAD_BYTES))
                 .port(settings.businessPort())
                 .featuresDiscoverServices(false)
                 .shutdownHook(false)
                 .shutdownGracePeriod(settings.shutdown().mode() == ShutdownSettings.Mode.GRACEFUL
                                              ? settings.shutdown().drainTimeout() : Duration.ofMillis(500))
                 .maxPayloadSize(MAX_PAYLOAD_BYTES)
-                .directHandlers(problemHandlers())
                 .mediaContext(MediaContext.builder()
                                       .mediaSupportsDiscoverServices(false)
                                       .addMediaSupport(JacksonSupport.create(Json.mapper()))
@@ -67,18 +93,22 @@ final class Listeners {
     /**
      * Starts the health listener: the probe routes and {@code /metrics} (only the metrics observer, at the root).
      *
-     * @param config   the whole configuration
-     * @param settings validated settings
-     * @param routing  registers the probe routes
-     * @param business stopped when the health listener cannot start, so no half-started process is left behind
+     * <p>It takes no request body (any is 413) and serves {@code GET} and {@code HEAD} only (the routing's filter).
+     *
+     * @param config    the whole configuration
+     * @param settings  validated settings
+     * @param deadlines the health listener's header deadline
+     * @param routing   registers the probe routes
+     * @param business  stopped when the health listener cannot start, so no half-started process is left behind
      * @return the listening server
      * @throws ConfigurationException naming {@code health-server.port} when it cannot listen
      */
-    static WebServer startHealth(Config config, AppSettings settings, Consumer<HttpRouting.Builder> routing,
-                                 WebServer business) {
-        WebServer health = WebServer.builder()
-                .config(config.get("health-server"))
+    static WebServer startHealth(Config config, AppSettings settings, RequestDeadlines deadlines,
+                                 Consumer<HttpRouting.Builder> routing, WebServer business) {
+        WebServer health = bounded(WebServer.builder().config(config.get("health-server")), settings.http().health(),
+                                   deadlines, () -> { }, ProblemDirectHandler.withoutBodies())
                 .port(settings.healthPort())
+                .maxPayloadSize(0)
                 .featuresDiscoverServices(false)
                 .shutdownHook(false)
                 .addFeature(ObserveFeature.builder()
@@ -124,8 +154,58 @@ final class Listeners {
         }
     }
 
-    private static DirectHandlers problemHandlers() {
-        ProblemDirectHandler handler = ProblemDirectHandler.create(MAX_PAYLOAD_BYTES);
+    /**
+     * Fails when both connection caps, with what the process holds now and some spare, do not fit the process's file
+     * descriptor limit ({@code ulimit -n}): a listener whose {@code accept} hits that limit in Helidon 4.5 stops for
+     * good while the JVM keeps running. Below the cap, Helidon does not even call {@code accept}.
+     *
+     * @param http the connection caps
+     * @throws ConfigurationException naming {@code server.max-tcp-connections} when they do not fit
+     */
+    static void requireFileDescriptors(HttpSettings http) {
+        if (!(ManagementFactory.getOperatingSystemMXBean() instanceof UnixOperatingSystemMXBean os)) {
+            return;
+        }
+        long limit = os.getMaxFileDescriptorCount();
+        long open = os.getOpenFileDescriptorCount();
+        long room = limit - open - SPARE_FILE_DESCRIPTORS - http.health().maxTcpConnections();
+        if (http.business().maxTcpConnections() > room) {
+            throw new ConfigurationException("server.max-tcp-connections", "'" + http.business().maxTcpConnections()
+                    + "' is out of range; allowed: an integer from 1 to " + Math.max(0, room) + ": the file descriptor "
+                    + "limit (ulimit -n) is " + limit + ", of which " + open + " are open, "
+                    + http.health().maxTcpConnections() + " are health-server.max-tcp-connections and "
+                    + SPARE_FILE_DESCRIPTORS + " are kept for outgoing connections");
+        }
+    }
+
+    private static WebServerConfig.Builder bounded(WebServerConfig.Builder builder, HttpSettings.ListenerLimits limits,
+                                                   RequestDeadlines deadlines, Runnable onResponse,
+                                                   ProblemDirectHandler problems) {
+        return builder
+                .maxTcpConnections(limits.maxTcpConnections())
+                .idleConnectionTimeout(limits.idleConnectionTimeout())
+                .idleConnectionPeriod(limits.idleConnectionPeriod())
+                // Hands Helidon's messages to the direct handler, which needs one to tell 431 from 400; they never
+                // reach a response body.
+                .errorHandling(errors -> errors.includeEntity(true))
+                .directHandlers(problemHandlers(problems))
+                // Ours only: a discovered default HTTP/1.1 protocol beside it would make Helidon sniff every new
+                // connection for the right one, and close an HTTP/1.0 or HTTP/2.0 request line without an answer.
+                .protocolsDiscoverServices(false)
+                .addProtocol(Http1Config.builder()
+                                     .maxPrologueLength(MAX_REQUEST_LINE_BYTES)
+                                     .maxHeadersSize(MAX_HEADER_SECTION_BYTES)
+                                     .addReceiveListener(deadlines.headers())
+                                     .addSendListener(new Http1ConnectionListener() {
+                                         @Override
+                                         public void status(ConnectionContext ctx, Status status) {
+                                             onResponse.run();
+                                         }
+                                     })
+                                     .build());
+    }
+
+    private static DirectHandlers problemHandlers(DirectHandler handler) {
         DirectHandlers.Builder builder = DirectHandlers.builder();
         for (EventType type : EventType.values()) {
             builder.addHandler(type, handler);

@@ -1,12 +1,15 @@
 package com.example.payments;
 
 import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import java.util.logging.Handler;
 import java.util.logging.Logger;
@@ -19,14 +22,18 @@ import com.example.payments.health.HealthService;
 import com.example.payments.health.HealthState;
 import com.example.payments.health.Heartbeat;
 import com.example.payments.health.LoopbackProber;
+import com.example.payments.health.MetricsHead;
 import com.example.payments.health.StartupGate;
 import com.example.payments.health.WorkerWatchdog;
+import com.example.payments.http.AllowedMethodsFilter;
+import com.example.payments.http.ConnectionCloseFilter;
+import com.example.payments.http.RequestDeadlines;
 import com.example.payments.http.RequestMetricsFilter;
+import com.example.payments.http.ResponseBodies;
 import com.example.payments.idempotency.IdempotencyRegistry;
 import com.example.payments.idempotency.IdempotencySettings;
 import com.example.payments.idempotency.IdempotentOperation;
 import com.example.payments.idempotency.RequestIdentities;
-import com.example.payments.lifecycle.ConnectionCloseWhileDraining;
 import com.example.payments.lifecycle.InFlightRequests;
 import com.example.payments.lifecycle.PeriodicWorker;
 import com.example.payments.lifecycle.ShutdownSequence;
@@ -35,6 +42,9 @@ import com.example.payments.lifecycle.Signals;
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
 import io.helidon.health.HealthCheck;
+import io.helidon.http.HeaderNames;
+import io.helidon.http.Method;
+import io.helidon.http.PathMatchers;
 import io.helidon.logging.common.LogConfig;
 import io.helidon.logging.jul.HelidonJsonFormatter;
 import io.helidon.metrics.api.MeterRegistry;
@@ -57,6 +67,8 @@ public final class Main {
     private static final System.Logger LOGGER = System.getLogger(Main.class.getName());
     private static final Duration SWEEP_INTERVAL = Duration.ofSeconds(1);
     private static final Duration SWEEPER_STALE_AFTER = Duration.ofSeconds(10);
+    private static final byte[] PONG = "pong".getBytes(StandardCharsets.UTF_8);
+    private static final List<Method> GET_HEAD = List.of(Method.GET, Method.HEAD);
 
     private Main() {
     }
@@ -147,12 +159,17 @@ public final class Main {
                 settings.authorizer(), Clock.systemUTC(), meters);
         InFlightRequests inFlight = InFlightRequests.create(meters);
 
-        WebServer business = Listeners.startBusiness(config, settings,
-                routing -> businessRouting(routing, state, inFlight, meters, authorizations));
+        Listeners.requireFileDescriptors(settings.http());
+        RequestDeadlines businessDeadlines = RequestDeadlines.start("business", settings.http().headerTimeout(),
+                                                                    settings.http().bodyTimeout());
+        RequestDeadlines healthDeadlines = RequestDeadlines.start("health", settings.http().headerTimeout(),
+                                                                  settings.http().bodyTimeout());
+        WebServer business = Listeners.startBusiness(config, settings, businessDeadlines, state::businessResponded,
+                routing -> businessRouting(routing, state, inFlight, meters, businessDeadlines, authorizations));
 
-        HealthService probes = HealthService.create(state, dependencies, watchdog,
-                                                    settings.health().breakerThreshold(), meters);
-        WebServer health = Listeners.startHealth(config, settings, routing -> healthRouting(routing, probes), business);
+        HealthService probes = HealthService.create(state, dependencies, watchdog, settings.health(), meters);
+        WebServer health = Listeners.startHealth(config, settings, healthDeadlines,
+                                                 routing -> healthRouting(routing, probes, meters), business);
 
         List<PeriodicWorker> workers = new ArrayList<>();
         backends.sweep().ifPresent(sweep -> {
@@ -168,6 +185,7 @@ public final class Main {
                 .state(state)
                 .servers(business, health)
                 .inFlight(inFlight)
+                .halfSentRequests(businessDeadlines::closeHalfSent)
                 .registry(registry)
                 .closeWhenDrainBegins("loopback-prober", prober)
                 .addResource("authorizer", authorizations)
@@ -185,41 +203,61 @@ public final class Main {
         prober.start();
         // Routes are registered, dependencies wired; startup completes with the first successful loopback probe.
         state.markWired();
-        List<AutoCloseable> resources = new ArrayList<>(List.of(prober, authorizations, registry, dependencies));
+        List<AutoCloseable> resources = new ArrayList<>(List.of(prober, authorizations, registry, dependencies,
+                                                                businessDeadlines, healthDeadlines));
         resources.addAll(backends.resources().values());
         resources.addAll(issuer.resources().values());
         return new Running(business, health, state, shutdown, meters, List.copyOf(resources));
     }
 
     /**
-     * Routing of the business listener: {@code /ping} and the authorization API, behind the in-flight counter,
-     * request metrics, the draining {@code Connection: close} filter and the startup gate.
+     * Routing of the business listener: {@code /ping} and the authorization API, behind the {@code Connection: close}
+     * filter (client asked, body left unread, draining), the in-flight counter, request metrics, the body deadline,
+     * the method filter (405, 501) and the startup gate.
      *
      * @param routing        routing builder of the business server
      * @param state          health flags
      * @param inFlight       in-flight counter the drain waits on
      * @param meters         metrics registry
+     * @param deadlines      the business listener's request deadlines
      * @param authorizations the API
      */
     static void businessRouting(HttpRouting.Builder routing, HealthState state, InFlightRequests inFlight,
-                                MeterRegistry meters, AuthorizationService authorizations) {
-        routing.addFilter(inFlight)
+                                MeterRegistry meters, RequestDeadlines deadlines,
+                                AuthorizationService authorizations) {
+        Map<String, List<Method>> resources = new LinkedHashMap<>(AuthorizationService.RESOURCES);
+        resources.put("/ping", GET_HEAD);
+        routing.addFilter(ConnectionCloseFilter.create(state::draining))
+                .addFilter(inFlight)
                 .addFilter(RequestMetricsFilter.create(meters))
-                .addFilter(ConnectionCloseWhileDraining.create(state))
+                .addFilter(deadlines.bodies())
+                .addFilter(AllowedMethodsFilter.create(resources))
                 .addFilter(StartupGate.create(state))
                 // The cheapest possible proof of life for the loopback prober: touches nothing.
-                .get("/ping", (req, res) -> res.send("pong"))
+                .route(Method.predicate(Method.GET, Method.HEAD), PathMatchers.exact("/ping"),
+                       (req, res) -> {
+                           res.header(HeaderNames.CONTENT_TYPE, "text/plain; charset=UTF-8");
+                           ResponseBodies.send(req, res, PONG);
+                       })
                 .register(authorizations);
     }
 
     /**
-     * Routing of the health listener: the probes ({@code /metrics} comes from the observe feature).
+     * Routing of the health listener: the probes and {@code HEAD /metrics} ({@code GET /metrics} comes from the
+     * observe feature), {@code GET} and {@code HEAD} only, behind the {@code Connection: close} filter.
      *
      * @param routing routing builder of the health server
      * @param probes  the probe routes
+     * @param meters  the registry {@code /metrics} serves
      */
-    static void healthRouting(HttpRouting.Builder routing, HealthService probes) {
-        routing.register(probes);
+    static void healthRouting(HttpRouting.Builder routing, HealthService probes, MeterRegistry meters) {
+        Map<String, List<Method>> resources = new LinkedHashMap<>();
+        HealthService.PATHS.forEach(path -> resources.put(path, GET_HEAD));
+        resources.put(MetricsHead.PATH, GET_HEAD);
+        routing.addFilter(ConnectionCloseFilter.create(() -> false))
+                .addFilter(AllowedMethodsFilter.create(resources))
+                .register(probes)
+                .head(MetricsHead.PATH, MetricsHead.create(meters));
     }
 
     private static String oneLine(Throwable error) {

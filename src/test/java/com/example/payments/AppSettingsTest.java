@@ -60,6 +60,19 @@ class AppSettingsTest {
             + "allowed: at least 16",
             "idempotency.max-keys#0#idempotency.max-keys: '0' is out of range; allowed: an integer from 1 to "
             + "2147483647",
+            "server.max-tcp-connections#-1#server.max-tcp-connections: '-1' is out of range; allowed: an integer "
+            + "from 1 to 1000000",
+            "health-server.max-tcp-connections#0#health-server.max-tcp-connections: '0' is out of range; allowed: "
+            + "an integer from 1 to 1000000",
+            "server.idle-connection-timeout#PT0S#server.idle-connection-timeout: 'PT0S' is not allowed; allowed: a "
+            + "duration > PT0S",
+            "http.header-timeout#PT0S#http.header-timeout: 'PT0S' is not allowed; allowed: a duration > PT0S",
+            "http.body-timeout#10s#http.body-timeout: '10s' is not an ISO-8601 duration such as PT5S",
+            "health.liveness.progress-window#PT1S#health.liveness.progress-window: 'PT1S' is not allowed; allowed: "
+            + "a duration > health.prober.interval + health.prober.timeout = PT1.5S",
+            "health.liveness.progress-window#PT60S#health.liveness.progress-window: 'PT1M' is not allowed; "
+            + "allowed: a duration > server.idle-connection-timeout + server.idle-connection-period = PT1M10S, so "
+            + "that idle connections holding every connection slot until Helidon closes them cannot fail liveness",
             "idempotency.in-flight-lease#PT5S#idempotency.in-flight-lease: 'PT5S' is not allowed; allowed: a duration "
             + "> authorizer.timeout (PT5S) + the idempotency store's worst case (PT0S) = PT5S, so that the lease "
             + "outlasts the issuer call and the recording of its decision even when no renewal gets through",

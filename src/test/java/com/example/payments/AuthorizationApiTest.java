@@ -327,13 +327,13 @@ class AuthorizationApiTest {
     }
 
     @Test
-    void anUnknownMethodIsNotFoundAndTaggedOtherInTheRequestMetrics() throws Exception {
+    void anUnknownMethodIsNotImplementedAndTaggedOtherInTheRequestMetrics() throws Exception {
         HttpResponse<String> response = Http.client().send(HttpRequest.newBuilder(
                         URI.create(service.business("/v1/authorizations")))
                 .method("XPURGE" + UUID.randomUUID().toString().substring(0, 4).toUpperCase(java.util.Locale.ROOT),
                         HttpRequest.BodyPublishers.noBody()).build(),
                 HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode(), is(404));
+        assertThat(response.statusCode(), is(501));
         assertThat(service.metric("http_server_request_duration_seconds_count", Map.of("method", "other")) >= 1,
                    is(true));
     }

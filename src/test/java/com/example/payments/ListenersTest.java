@@ -1,6 +1,8 @@
 package com.example.payments;
 
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -65,7 +67,12 @@ class ListenersTest {
     @ValueSource(strings = {"/ping", "/v1/authorizations/some-id", "/v1/authorizations"})
     void businessPathsAreNotFoundOnTheHealthPort(String path) throws Exception {
         assertThat(service.get(service.health(path)).statusCode(), is(404));
-        assertThat(Http.post(service.health("/v1/authorizations"), "k", Http.VALID_BODY).statusCode(), is(404));
+        HttpResponse<String> post = Http.client().send(HttpRequest.newBuilder(URI.create(service.health(path)))
+                                                               .POST(HttpRequest.BodyPublishers.noBody()).build(),
+                                                       HttpResponse.BodyHandlers.ofString());
+        assertThat(post.statusCode(), is(404));
+        // The health port takes no request body at all.
+        assertThat(Http.post(service.health("/v1/authorizations"), "k", Http.VALID_BODY).statusCode(), is(413));
     }
 
     @ParameterizedTest

@@ -2,6 +2,7 @@ package com.example.payments.authorization;
 
 import java.time.Clock;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import com.example.payments.http.JsonBody;
@@ -12,6 +13,8 @@ import com.example.payments.idempotency.IdempotentOperation;
 
 import io.helidon.http.HeaderName;
 import io.helidon.http.HttpMediaType;
+import io.helidon.http.Method;
+import io.helidon.http.PathMatchers;
 import io.helidon.metrics.api.MeterRegistry;
 import io.helidon.webserver.http.HttpRules;
 import io.helidon.webserver.http.HttpService;
@@ -28,7 +31,8 @@ import io.helidon.webserver.http.ServerResponse;
  *     invalid key, 400 invalid body, then the idempotent-operation flow ({@link IdempotentOperation}: replay, 409,
  *     422, 503, 504 outcome unknown) around the authorizer (502 issuer failed, 504 issuer timed out; the key is
  *     released so a retry runs again).</li>
- *     <li>{@code GET /v1/authorizations/{id}}: 200 with the same bytes as the 201, or 404.</li>
+ *     <li>{@code GET /v1/authorizations/{id}}: 200 with the same bytes as the 201, or 404; {@code HEAD} gets the same
+ *     status and headers without a body.</li>
  * </ul>
  * Every error is an RFC 9457 problem. A decline is a processed request: 201 with {@code "status":"DECLINED"}. The
  * body must be strict UTF-8 JSON and hold no card number outside {@code card} (400, docs/card-data.md); a body whose
@@ -42,6 +46,10 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
             "authorize", "authorization", PATH, "POST " + PATH);
     /** Response header marking a replayed response (IETF idempotency-key draft practice). */
     public static final HeaderName IDEMPOTENT_REPLAYED = IdempotentOperation.IDEMPOTENT_REPLAYED;
+    /** Every path this service serves and its methods, in the order an {@code Allow} header lists them. */
+    public static final Map<String, List<Method>> RESOURCES = Map.of(
+            PATH, List.of(Method.POST),
+            PATH + "/{id}", List.of(Method.GET, Method.HEAD));
 
     private final IdempotentOperation operation;
     private final BoundedAuthorizer authorizer;
@@ -75,7 +83,7 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
     @Override
     public void routing(HttpRules rules) {
         rules.post(PATH, this::authorize)
-                .get(PATH + "/{id}", this::find);
+                .route(Method.predicate(Method.GET, Method.HEAD), PathMatchers.create(PATH + "/{id}"), this::find);
     }
 
     /** Stops the authorizer's executor; in-flight calls are interrupted. Called in the shutdown cleanup phase. */
@@ -86,7 +94,7 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
 
     private void authorize(ServerRequest req, ServerResponse res) {
         if (!isJson(req.headers().contentType())) {
-            ProblemResponses.send(res, ProblemResponses.unsupportedMediaType());
+            ProblemResponses.send(req, res, ProblemResponses.unsupportedMediaType());
             return;
         }
         // The body is read before the key is looked at: a chunked body over the limit only shows its size while it
@@ -97,10 +105,10 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
             return;
         }
         switch (body) {
-        case RequestValidator.Valid valid -> operation.execute(res, valid.request().merchantId(), key.get(),
+        case RequestValidator.Valid valid -> operation.execute(req, res, valid.request().merchantId(), key.get(),
                                                                valid.request().canonicalForm(),
                                                                work.of(valid.request()));
-        case RequestValidator.Invalid invalid -> ProblemResponses.send(res, Problem.of(
+        case RequestValidator.Invalid invalid -> ProblemResponses.send(req, res, Problem.of(
                 "invalid-request", "Invalid request", 400, "The request body has invalid fields.")
                 .withErrors(invalid.errors()));
         }
@@ -112,7 +120,7 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
         case JsonBody.Parsed parsed -> validator.validate(parsed.json());
         case JsonBody.Invalid invalid -> new RequestValidator.Invalid(List.of(invalid.error()));
         case JsonBody.Unreadable unreadable ->
-                throw ProblemResponses.sendAndClose(res, ProblemResponses.unreadableBody());
+                throw ProblemResponses.sendAndClose(req, res, ProblemResponses.unreadableBody());
         };
     }
 
@@ -124,6 +132,6 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
     }
 
     private void find(ServerRequest req, ServerResponse res) {
-        operation.find(req.path().pathParameters().get("id"), res);
+        operation.find(req, res, req.path().pathParameters().get("id"));
     }
 }

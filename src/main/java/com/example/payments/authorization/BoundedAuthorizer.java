@@ -10,14 +10,18 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import com.example.payments.http.RequestMetricsFilter;
+
 import io.helidon.metrics.api.Counter;
 import io.helidon.metrics.api.MeterRegistry;
 import io.helidon.metrics.api.Tag;
+import io.helidon.metrics.api.Timer;
 
 /**
  * Calls the {@link Authorizer} with a timeout ({@code authorizer.timeout}) and counts every call in
- * {@code authorizer_invocations_total{outcome}} ({@code approved}, {@code declined}, {@code unknown}). A replay never
- * reaches this class, which makes that counter the outside-observable proof that no key was authorized twice.
+ * {@code authorizer_invocations_total{outcome}} ({@code approved}, {@code declined}, {@code unknown}), its duration in
+ * the histogram {@code authorizer_duration_seconds{outcome}} (seconds, the same outcomes). A replay never reaches this
+ * class, which makes that counter the outside-observable proof that no key was authorized twice.
  */
 final class BoundedAuthorizer implements AutoCloseable {
 
@@ -26,16 +30,16 @@ final class BoundedAuthorizer implements AutoCloseable {
     private final Authorizer delegate;
     private final Duration timeout;
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-    private final Counter approved;
-    private final Counter declined;
-    private final Counter unknown;
+    private final OutcomeMeters approved;
+    private final OutcomeMeters declined;
+    private final OutcomeMeters unknown;
 
     BoundedAuthorizer(Authorizer delegate, Duration timeout, MeterRegistry meters) {
         this.delegate = delegate;
         this.timeout = timeout;
-        this.approved = counter(meters, "approved");
-        this.declined = counter(meters, "declined");
-        this.unknown = counter(meters, "unknown");
+        this.approved = OutcomeMeters.create(meters, "approved");
+        this.declined = OutcomeMeters.create(meters, "declined");
+        this.unknown = OutcomeMeters.create(meters, "unknown");
     }
 
     /** The result of one bounded call. */
@@ -71,21 +75,22 @@ final class BoundedAuthorizer implements AutoCloseable {
      *                              the issuer decided; the issuer call is cancelled
      */
     Outcome authorize(AuthorizationAttempt attempt) throws InterruptedException {
+        long start = System.nanoTime();
         Future<Authorizer.Decision> call = executor.submit(() -> delegate.authorize(attempt));
         try {
-            return decided(call.get(timeout.toMillis(), TimeUnit.MILLISECONDS));
+            return decided(call.get(timeout.toMillis(), TimeUnit.MILLISECONDS), start);
         } catch (TimeoutException e) {
             if (call.state() == Future.State.SUCCESS) {
                 // Decided just as the timeout fired (a paused process wakes both at once): the issuer has decided.
-                return decided(call.resultNow());
+                return decided(call.resultNow(), start);
             }
             call.cancel(true);
-            unknown.increment();
+            unknown.record(start);
             LOGGER.log(Level.WARNING, "Authorizer timed out after {0,number,#} ms, attempt {1}: outcome unknown",
                        timeout.toMillis(), attempt.attemptId());
             return new TimedOut();
         } catch (ExecutionException e) {
-            unknown.increment();
+            unknown.record(start);
             String reason = e.getCause() instanceof Authorizer.IssuerUnavailableException issuer
                     ? issuer.getMessage() : e.getCause().getClass().getSimpleName();
             LOGGER.log(Level.WARNING, "Authorizer failed, attempt {0}: {1}; outcome unknown", attempt.attemptId(),
@@ -95,23 +100,40 @@ final class BoundedAuthorizer implements AutoCloseable {
             if (call.state() == Future.State.SUCCESS) {
                 // The issuer had decided when the drain interrupted the wait: keep the decision, so that it is
                 // recorded and replayed rather than asked for again.
-                return decided(call.resultNow());
+                return decided(call.resultNow(), start);
             }
             call.cancel(true);
-            unknown.increment();
+            unknown.record(start);
             throw e;
         }
     }
 
-    private Decided decided(Authorizer.Decision decision) {
-        (decision.approved() ? approved : declined).increment();
+    private Decided decided(Authorizer.Decision decision, long startNanos) {
+        (decision.approved() ? approved : declined).record(startNanos);
         return new Decided(decision);
     }
 
-    private static Counter counter(MeterRegistry meters, String outcome) {
-        return meters.getOrCreate(Counter.builder("authorizer_invocations")
-                                          .tags(List.of(Tag.create("outcome", outcome)))
-                                          .description("Calls to the authorizer; a replay never adds one"));
+    /** The counter and the duration histogram of one outcome, created once. */
+    private record OutcomeMeters(Counter invocations, Timer duration) {
+
+        static OutcomeMeters create(MeterRegistry meters, String outcome) {
+            List<Tag> tags = List.of(Tag.create("outcome", outcome));
+            return new OutcomeMeters(
+                    meters.getOrCreate(Counter.builder("authorizer_invocations")
+                                               .tags(tags)
+                                               .description("Calls to the authorizer; a replay never adds one")),
+                    meters.getOrCreate(Timer.builder("authorizer_duration")
+                                               .baseUnit(TimeUnit.SECONDS)
+                                               .tags(tags)
+                                               .description("Duration of each authorizer call, up to its timeout")
+                                               .percentiles(new double[0])
+                                               .buckets(RequestMetricsFilter.latencyBuckets())));
+        }
+
+        void record(long startNanos) {
+            invocations.increment();
+            duration.record(Duration.ofNanos(System.nanoTime() - startNanos));
+        }
     }
 
     @Override

@@ -1,25 +1,32 @@
 package com.example.payments.health;
 
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.example.payments.http.Json;
+import com.example.payments.http.ResponseBodies;
 
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
+import io.helidon.http.Method;
+import io.helidon.http.PathMatchers;
 import io.helidon.http.Status;
 import io.helidon.metrics.api.Gauge;
 import io.helidon.metrics.api.MeterRegistry;
 import io.helidon.metrics.api.Tag;
+import io.helidon.webserver.http.Handler;
 import io.helidon.webserver.http.HttpRules;
 import io.helidon.webserver.http.HttpService;
+import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 
 /**
  * The probe routes of the health listener (port 8081, Kubernetes port name {@code health}):
- * {@code GET /health/live}, {@code /health/ready}, {@code /health/startup} and the legacy alias {@code /health}.
+ * {@code GET /health/live}, {@code /health/ready}, {@code /health/startup} and the legacy alias {@code /health}, each
+ * also answering {@code HEAD} with the same status and headers and no body (RFC 9110 section 9.3.2).
  *
  * <p>Bodies are JSON with {@code Cache-Control: no-store}; statuses are 200 or 503 as {@link Probes} defines.
  * {@code /health} answers exactly like readiness but never feeds the circuit breaker: an alias inherits every side
@@ -30,6 +37,9 @@ import io.helidon.webserver.http.ServerResponse;
  */
 public final class HealthService implements HttpService {
 
+    /** The paths this service serves, with {@code GET} and {@code HEAD}. */
+    public static final List<String> PATHS = List.of("/health/live", "/health/ready", "/health/startup", "/health");
+
     /** The probe kinds, as the {@code type} tag of {@code probe_success}. */
     enum ProbeType { LIVENESS, READINESS, STARTUP }
 
@@ -37,14 +47,16 @@ public final class HealthService implements HttpService {
     private final DependencyChecks dependencies;
     private final WorkerWatchdog watchdog;
     private final int breakerThreshold;
+    private final Duration progressWindow;
     private final Map<ProbeType, AtomicInteger> lastSuccess = new EnumMap<>(ProbeType.class);
 
     private HealthService(HealthState state, DependencyChecks dependencies, WorkerWatchdog watchdog,
-                          int breakerThreshold, MeterRegistry meters) {
+                          HealthSettings settings, MeterRegistry meters) {
         this.state = state;
         this.dependencies = dependencies;
         this.watchdog = watchdog;
-        this.breakerThreshold = breakerThreshold;
+        this.breakerThreshold = settings.breakerThreshold();
+        this.progressWindow = settings.progressWindow();
         for (ProbeType type : ProbeType.values()) {
             AtomicInteger value = new AtomicInteger();
             lastSuccess.put(type, value);
@@ -64,32 +76,39 @@ public final class HealthService implements HttpService {
      * @param state            shared flags
      * @param dependencies     required readiness dependencies
      * @param watchdog         worker heartbeats for liveness
-     * @param breakerThreshold {@code health.circuit-breaker.threshold}, 0 disables
+     * @param settings         {@code health.circuit-breaker.threshold} (0 disables) and
+     *                         {@code health.liveness.progress-window}
      * @param meters           registry served on {@code /metrics}
      * @return the service
      */
     public static HealthService create(HealthState state, DependencyChecks dependencies, WorkerWatchdog watchdog,
-                                       int breakerThreshold, MeterRegistry meters) {
-        return new HealthService(state, dependencies, watchdog, breakerThreshold, meters);
+                                       HealthSettings settings, MeterRegistry meters) {
+        return new HealthService(state, dependencies, watchdog, settings, meters);
     }
 
     @Override
     public void routing(HttpRules rules) {
-        rules.get("/health/live", (req, res) -> send(res, ProbeType.LIVENESS, liveness()))
-                .get("/health/ready", (req, res) -> send(res, ProbeType.READINESS, countBreaker(readiness())))
-                .get("/health/startup", (req, res) -> send(res, ProbeType.STARTUP, Probes.startup(
-                        state.startupComplete())))
-                .get("/health", (req, res) -> send(res, null, readiness()));
+        getAndHead(rules, "/health/live", (req, res) -> send(req, res, ProbeType.LIVENESS, liveness()));
+        getAndHead(rules, "/health/ready", (req, res) -> send(req, res, ProbeType.READINESS,
+                                                               countBreaker(readiness())));
+        getAndHead(rules, "/health/startup", (req, res) -> send(req, res, ProbeType.STARTUP,
+                                                                 Probes.startup(state.startupComplete())));
+        getAndHead(rules, "/health", (req, res) -> send(req, res, null, readiness()));
+    }
+
+    private static void getAndHead(HttpRules rules, String path, Handler handler) {
+        rules.route(Method.predicate(Method.GET, Method.HEAD), PathMatchers.exact(path), handler);
     }
 
     ProbeResult liveness() {
         boolean draining = state.draining();
-        return Probes.liveness(draining, breakerThreshold, state.readinessFailures(), state.serving(),
-                               draining ? List.of() : watchdog.errors());
+        return Probes.liveness(draining, breakerThreshold, state.readinessFailures(), state.port(),
+                               state.progressedWithin(progressWindow), draining ? List.of() : watchdog.errors());
     }
 
     ProbeResult readiness() {
-        return Probes.readiness(state.draining(), state.startupComplete(), state.serving(), dependencies::failures);
+        return Probes.readiness(state.draining(), state.startupComplete(), state.port(),
+                                state.progressedWithin(progressWindow), dependencies::failures);
     }
 
     private ProbeResult countBreaker(ProbeResult result) {
@@ -102,13 +121,13 @@ public final class HealthService implements HttpService {
         return result;
     }
 
-    private void send(ServerResponse res, ProbeType type, ProbeResult result) {
+    private void send(ServerRequest req, ServerResponse res, ProbeType type, ProbeResult result) {
         if (type != null) {
             lastSuccess.get(type).set(result.passed() ? 1 : 0);
         }
         res.status(Status.create(result.status()))
                 .header(HeaderValues.CONTENT_TYPE_JSON)
-                .header(HeaderNames.CACHE_CONTROL, "no-store")
-                .send(Json.bytes(result.body()));
+                .header(HeaderNames.CACHE_CONTROL, "no-store");
+        ResponseBodies.send(req, res, Json.bytes(result.body()));
     }
 }

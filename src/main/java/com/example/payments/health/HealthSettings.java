@@ -16,9 +16,15 @@ import com.example.payments.config.ConfigurationException;
  * @param breakerThreshold {@code health.circuit-breaker.threshold}, default 60, 0 disables: consecutive failing
  *                         readiness requests after which liveness answers 503 "faulted". Time to trip =
  *                         threshold x kubelet readiness periodSeconds (60 x 5 s = 5 min), not x the prober interval
+ * @param progressWindow   {@code health.liveness.progress-window}, default PT90S: liveness fails on the loopback
+ *                         prober only when the business listener has also written no response to anyone for this
+ *                         long (no progress); a saturated listener that still answers costs readiness only. Must
+ *                         exceed one probe (interval + timeout), and {@code server.idle-connection-timeout} +
+ *                         {@code idle-connection-period}, so that a flood of idle connections at the connection cap,
+ *                         which Helidon closes after that long, reads as saturation, not as a wedge
  */
 public record HealthSettings(Duration proberInterval, Duration proberTimeout, Duration checkTimeout,
-                             int breakerThreshold) {
+                             int breakerThreshold, Duration progressWindow) {
 
     /** Default {@code health.circuit-breaker.threshold}. */
     public static final int DEFAULT_BREAKER_THRESHOLD = 60;
@@ -31,11 +37,19 @@ public record HealthSettings(Duration proberInterval, Duration proberTimeout, Du
      * @throws ConfigurationException naming the key when a value is unparsable or out of range
      */
     public static HealthSettings create(ConfigValues values) {
-        return new HealthSettings(
+        HealthSettings settings = new HealthSettings(
                 values.positiveDuration("health.prober.interval", Duration.ofMillis(500)),
                 values.positiveDuration("health.prober.timeout", Duration.ofSeconds(1)),
                 values.positiveDuration("health.readiness.check-timeout", Duration.ofSeconds(1)),
                 (int) values.longInRange("health.circuit-breaker.threshold", DEFAULT_BREAKER_THRESHOLD,
-                                         0, Integer.MAX_VALUE));
+                                         0, Integer.MAX_VALUE),
+                values.positiveDuration("health.liveness.progress-window", Duration.ofSeconds(90)));
+        Duration oneProbe = settings.proberInterval().plus(settings.proberTimeout());
+        if (settings.progressWindow().compareTo(oneProbe) <= 0) {
+            throw new ConfigurationException("health.liveness.progress-window", "'" + settings.progressWindow()
+                    + "' is not allowed; allowed: a duration > health.prober.interval + health.prober.timeout = "
+                    + oneProbe);
+        }
+        return settings;
     }
 }

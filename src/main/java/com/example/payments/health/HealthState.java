@@ -1,8 +1,11 @@
 package com.example.payments.health;
 
+import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The flags the probes are computed from, shared lock-free between the prober, the shutdown sequence and the probe
@@ -15,7 +18,9 @@ public final class HealthState {
     private final AtomicBoolean wired = new AtomicBoolean();
     private final AtomicBoolean firstProbeSucceeded = new AtomicBoolean();
     // Pessimistic start: not serving until a real round trip through the business port succeeded.
-    private final AtomicBoolean serving = new AtomicBoolean();
+    private final AtomicReference<PortStatus> port = new AtomicReference<>(PortStatus.NOT_RESPONDING);
+    // Counted from creation: a process that has just started has not yet failed to make progress.
+    private final AtomicLong lastProgressNanos = new AtomicLong(System.nanoTime());
     private final AtomicInteger readinessFailures = new AtomicInteger();
     private volatile long drainDeadlineNanos;
 
@@ -80,24 +85,44 @@ public final class HealthState {
     }
 
     /**
-     * Written only by the loopback prober.
+     * Written only by the loopback prober. An answer, 503 included, completes startup and counts as progress.
      *
-     * @param value whether the last probe of the business port succeeded
+     * @param status what the last probe of the business port saw
      */
-    public void serving(boolean value) {
-        if (value) {
+    public void probed(PortStatus status) {
+        if (status.answered()) {
             firstProbeSucceeded.set(true);
+            businessResponded();
         }
-        serving.set(value);
+        port.set(status);
     }
 
     /**
-     * Whether the last loopback probe of the business port succeeded.
+     * What the last loopback probe of the business port saw.
      *
-     * @return {@code false} until the first success
+     * @return {@link PortStatus#NOT_RESPONDING} until the first answer
      */
-    public boolean serving() {
-        return serving.get();
+    public PortStatus port() {
+        return port.get();
+    }
+
+    /**
+     * Records that the business listener wrote a response, of any status, to any client: it makes progress. Called
+     * for every business response, so it is one atomic write.
+     */
+    public void businessResponded() {
+        lastProgressNanos.set(System.nanoTime());
+    }
+
+    /**
+     * Whether the business listener wrote a response within the window: a busy listener whose loopback probe times
+     * out still does; a wedged one does not.
+     *
+     * @param window {@code health.liveness.progress-window}
+     * @return {@code true} when the last response (or successful probe) is at most that old
+     */
+    public boolean progressedWithin(Duration window) {
+        return System.nanoTime() - lastProgressNanos.get() <= window.toNanos();
     }
 
     /**

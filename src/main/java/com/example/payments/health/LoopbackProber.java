@@ -12,7 +12,7 @@ import io.helidon.webclient.api.WebClient;
 
 /**
  * Proves the business port serves: every {@code health.prober.interval} it GETs {@code /ping} on the business port
- * over a fresh TCP connection and writes the outcome to {@link HealthState#serving(boolean)}, which it alone writes.
+ * over a fresh TCP connection and writes the outcome to {@link HealthState#probed(PortStatus)}, which it alone writes.
  *
  * <p>Why a fresh connection: a reused keep-alive connection keeps succeeding while the accept loop is broken and no
  * new client can connect. Why start pessimistic and probe at once: until one real round trip succeeded, nothing has
@@ -71,9 +71,9 @@ public final class LoopbackProber implements AutoCloseable {
     }
 
     void probeOnce() {
-        boolean serving = probe();
-        state.serving(serving);
-        if (serving) {
+        PortStatus port = probe();
+        state.probed(port);
+        if (port.answered()) {
             if (consecutiveFailures > 0) {
                 LOGGER.log(Level.INFO, "Loopback prober: app server responding again at {0} after {1,number,#} failed probes, "
                                        + "unhealthy for {2,number,#} ms", target, consecutiveFailures, elapsedMillis());
@@ -91,14 +91,17 @@ public final class LoopbackProber implements AutoCloseable {
         }
     }
 
-    private boolean probe() {
+    private PortStatus probe() {
         try (HttpClientResponse response = client.get().request()) {
             // 200 is the ping; 503 is the business listener's load shedding, which proves it accepted, parsed and
-            // answered: a busy pod must not look wedged, or saturation turns into a restart.
-            int status = response.status().code();
-            return status == 200 || status == 503;
+            // answered: saturated, not wedged (readiness fails, liveness does not).
+            return switch (response.status().code()) {
+            case 200 -> PortStatus.SERVING;
+            case 503 -> PortStatus.SATURATED;
+            default -> PortStatus.NOT_RESPONDING;
+            };
         } catch (RuntimeException e) {
-            return false;
+            return PortStatus.NOT_RESPONDING;
         }
     }
 

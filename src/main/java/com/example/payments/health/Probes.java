@@ -13,8 +13,13 @@ import java.util.function.Supplier;
  */
 public final class Probes {
 
-    /** The error a probe reports when the loopback prober cannot reach the business port. */
+    /** The error a probe reports when the loopback prober cannot reach the business port and nothing progresses. */
     public static final String APP_SERVER_NOT_RESPONDING = "app server not responding";
+    /**
+     * The error readiness reports when the business port sheds the loopback probe, or does not answer it in time while
+     * it still completes other requests: busy, not wedged.
+     */
+    public static final String APP_SERVER_SATURATED = "app server saturated";
 
     private Probes() {
     }
@@ -25,14 +30,17 @@ public final class Probes {
      * @param draining         shutdown has started
      * @param breakerThreshold {@code health.circuit-breaker.threshold}, 0 disables
      * @param readinessFailures consecutive failing readiness requests
-     * @param serving          last loopback probe succeeded
+     * @param port             what the last loopback probe saw
+     * @param progressing      the business listener wrote a response within {@code health.liveness.progress-window}
      * @param workerErrors     stale worker heartbeats, empty when all are fresh
      * @return 200 {@code draining} while draining (a draining process is healthy: failing here would get it killed
-     *         mid-drain); 503 {@code faulted} when the breaker tripped; 503 {@code unhealthy} naming what failed;
-     *         else 200 {@code ok}
+     *         mid-drain); 503 {@code faulted} when the breaker tripped; 503 {@code unhealthy} naming what failed: the
+     *         app server only when the probe got no answer and nothing progressed (a saturated listener that still
+     *         completes requests costs readiness, never liveness: a restart would cut capacity when it is needed
+     *         most), and stale workers; else 200 {@code ok}
      */
     public static ProbeResult liveness(boolean draining, int breakerThreshold, int readinessFailures,
-                                       boolean serving, List<String> workerErrors) {
+                                       PortStatus port, boolean progressing, List<String> workerErrors) {
         if (draining) {
             return ProbeResult.ok("draining");
         }
@@ -40,7 +48,7 @@ public final class Probes {
             return ProbeResult.unavailable("faulted");
         }
         List<String> errors = new ArrayList<>();
-        if (!serving) {
+        if (!port.answered() && !progressing) {
             errors.add(APP_SERVER_NOT_RESPONDING);
         }
         errors.addAll(workerErrors);
@@ -56,22 +64,29 @@ public final class Probes {
      *
      * @param draining           shutdown has started
      * @param startupComplete    boot finished
-     * @param serving            last loopback probe succeeded
+     * @param port               what the last loopback probe saw
+     * @param progressing        the business listener wrote a response within {@code health.liveness.progress-window}
      * @param dependencyFailures runs the required dependency checks (parallel, bounded) and returns one
      *                           {@code "name: why"} per failed dependency; called only when every flag passed
      * @return 503 {@code draining} (with {@code "draining":true}, checks not run, counter untouched); 503
-     *         {@code starting} (counter untouched); 503 {@code unhealthy} with errors (counts a breaker failure); else
-     *         200 {@code ok} (resets the counter)
+     *         {@code starting} (counter untouched); 503 {@code unhealthy} "app server saturated" when the probe was shed
+     *         or got no answer while requests complete (counter untouched: saturation must not trip the breaker into a
+     *         restart); 503 {@code unhealthy} with errors (counts a breaker failure); else 200 {@code ok} (resets the
+     *         counter)
      */
-    public static ProbeResult readiness(boolean draining, boolean startupComplete, boolean serving,
-                                        Supplier<List<String>> dependencyFailures) {
+    public static ProbeResult readiness(boolean draining, boolean startupComplete, PortStatus port,
+                                        boolean progressing, Supplier<List<String>> dependencyFailures) {
         if (draining) {
             return new ProbeResult(503, new ProbeResult.Body("draining", true, null), ProbeResult.BreakerEffect.NONE);
         }
         if (!startupComplete) {
             return ProbeResult.unavailable("starting");
         }
-        if (!serving) {
+        if (port == PortStatus.SATURATED || port == PortStatus.NOT_RESPONDING && progressing) {
+            return new ProbeResult(503, new ProbeResult.Body("unhealthy", null, List.of(APP_SERVER_SATURATED)),
+                                   ProbeResult.BreakerEffect.NONE);
+        }
+        if (port == PortStatus.NOT_RESPONDING) {
             return unhealthy(List.of(APP_SERVER_NOT_RESPONDING));
         }
         List<String> failures = dependencyFailures.get();

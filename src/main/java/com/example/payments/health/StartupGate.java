@@ -36,6 +36,6 @@ public final class StartupGate implements Filter {
             chain.proceed();
             return;
         }
-        ProblemResponses.sendRetryable(res, ProblemResponses.starting(), 1);
+        ProblemResponses.sendRetryable(req, res, ProblemResponses.starting(), 1);
     }
 }

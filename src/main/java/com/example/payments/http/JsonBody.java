@@ -62,7 +62,8 @@ public final class JsonBody {
      * A body that could not be read: its framing is broken (a chunk size that is not hex, a chunk extension, a bad
      * last chunk, a body shorter than announced, content that cannot be decoded). Where the next request would
      * start is unknown, so answer 400 and close the connection (see
-     * {@link ProblemResponses#sendAndClose(io.helidon.webserver.http.ServerResponse, Problem)}).
+     * {@link ProblemResponses#sendAndClose(io.helidon.webserver.http.ServerRequest,
+     * io.helidon.webserver.http.ServerResponse, Problem)}).
      */
     public record Unreadable() implements Result {
     }

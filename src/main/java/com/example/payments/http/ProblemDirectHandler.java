@@ -1,10 +1,13 @@
 package com.example.payments.http;
 
 import java.lang.System.Logger.Level;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.helidon.http.DirectHandler;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
+import io.helidon.http.Method;
 import io.helidon.http.ServerResponseHeaders;
 import io.helidon.http.Status;
 
@@ -14,27 +17,47 @@ import io.helidon.http.Status;
  * ({@code max-concurrent-requests}, 503 with {@code Retry-After}), an unparsable request (400) and an uncaught
  * exception (500, never with its message or stack trace).
  *
- * <p>Precedence (DESIGN §6): 415 before 413. Helidon rejects an over-size body before routing, so this handler checks
- * the content type of such a request itself and answers 415 when it is not JSON.
+ * <p>Precedence (DESIGN §6): 415 before 413 on the business listener. Helidon rejects an over-size body before
+ * routing, so this handler checks the content type of such a request itself and answers 415 when it is not JSON.
+ *
+ * <p>Where Helidon's status is not the one RFC 9110 / RFC 6585 asks for, it is corrected: a header section over the
+ * listener's limit is 431 (Helidon: 400; recognized by Helidon's message, which reaches this handler because the
+ * listeners set {@code error-handling.include-entity}), an HTTP major version other than 1 is 505 (Helidon: 400).
+ * A {@code HEAD} gets the headers of the problem, {@code Content-Length} included, and no body.
  */
 public final class ProblemDirectHandler implements DirectHandler {
 
     private static final System.Logger LOGGER = System.getLogger(ProblemDirectHandler.class.getName());
+    // Helidon's message when the header section exceeds max-headers-size (io.helidon.http.Http1HeadersParser).
+    private static final String HEADER_SIZE_EXCEEDED = "Header size exceeded";
+    // The protocol Helidon read from a request line it refused, e.g. "GET / HTTP/2.0/"; group 1 is the major version.
+    private static final Pattern HTTP_VERSION = Pattern.compile("HTTP/(\\d+)(?:\\.\\d+)?/?$");
 
     private final long maxPayloadBytes;
+    private final boolean contentTypeBeforeSize;
 
-    private ProblemDirectHandler(long maxPayloadBytes) {
+    private ProblemDirectHandler(long maxPayloadBytes, boolean contentTypeBeforeSize) {
         this.maxPayloadBytes = maxPayloadBytes;
+        this.contentTypeBeforeSize = contentTypeBeforeSize;
     }
 
     /**
-     * Creates the handler.
+     * Creates the handler of the business listener: an over-size body that is not JSON is 415.
      *
      * @param maxPayloadBytes the listener's {@code max-payload-size} in bytes, quoted in the 413 detail
      * @return the handler
      */
     public static ProblemDirectHandler create(long maxPayloadBytes) {
-        return new ProblemDirectHandler(maxPayloadBytes);
+        return new ProblemDirectHandler(maxPayloadBytes, true);
+    }
+
+    /**
+     * Creates the handler of a listener that takes no request body at all (the health listener): any body is 413.
+     *
+     * @return the handler
+     */
+    public static ProblemDirectHandler withoutBodies() {
+        return new ProblemDirectHandler(0, false);
     }
 
     @Override
@@ -43,9 +66,12 @@ public final class ProblemDirectHandler implements DirectHandler {
         // Helidon reports an over-size body as BAD_REQUEST with status 413, a missing route as OTHER with 404: the
         // status says what happened, the event type only where it came from.
         Problem problem = switch (defaultStatus.code()) {
-        case 413 -> isJson(request) ? ProblemResponses.payloadTooLarge(maxPayloadBytes)
+        case 413 -> !contentTypeBeforeSize || isJson(request) ? ProblemResponses.payloadTooLarge(maxPayloadBytes)
                 : ProblemResponses.unsupportedMediaType();
-        case 400 -> ProblemResponses.badRequest();
+        case 400 -> badRequest(request, message);
+        case 414 -> Problem.of("uri-too-long", "URI too long", 414,
+                               "The request line is longer than this service accepts.");
+        case 505 -> httpVersionNotSupported();
         case 404 -> ProblemResponses.notFound("No such resource on this port.");
         case 503 -> ProblemResponses.overloaded();
         case 500 -> internal(eventType);
@@ -53,12 +79,18 @@ public final class ProblemDirectHandler implements DirectHandler {
         default -> Problem.of("http-" + defaultStatus.code(), defaultStatus.reasonPhrase(), defaultStatus.code(),
                               defaultStatus.reasonPhrase() + ".");
         };
+        byte[] body = Json.bytes(problem);
         TransportResponse.Builder response = TransportResponse.builder()
-                .status(Status.create(problem.status()))
+                .status(ProblemResponses.status(problem))
                 .headers(responseHeaders)
                 .header(HeaderNames.CONTENT_TYPE, ProblemResponses.PROBLEM_JSON.text())
-                .header(HeaderNames.CACHE_CONTROL, "no-store")
-                .entity(Json.bytes(problem));
+                .header(HeaderNames.CACHE_CONTROL, "no-store");
+        if (Method.HEAD_NAME.equals(request.method())) {
+            // The headers of the answer a GET would get, no body (RFC 9110 section 9.3.2).
+            response.header(HeaderNames.CONTENT_LENGTH, String.valueOf(body.length));
+        } else {
+            response.entity(body);
+        }
         if (problem.status() == 503) {
             response.header(HeaderNames.RETRY_AFTER, "1");
         }
@@ -66,6 +98,23 @@ public final class ProblemDirectHandler implements DirectHandler {
             return response.build();
         }
         return response.header(HeaderValues.CONNECTION_CLOSE).keepAlive(false).build();
+    }
+
+    private static Problem badRequest(TransportRequest request, String message) {
+        if (message != null && message.contains(HEADER_SIZE_EXCEEDED)) {
+            return Problem.of("request-header-fields-too-large", "Request header fields too large", 431,
+                              "The request's header section is larger than this service accepts.");
+        }
+        Matcher version = HTTP_VERSION.matcher(request.protocolVersion());
+        if (version.find() && !version.group(1).equals("1")) {
+            return httpVersionNotSupported();
+        }
+        return ProblemResponses.badRequest();
+    }
+
+    private static Problem httpVersionNotSupported() {
+        return Problem.of("http-version-not-supported", "HTTP version not supported", 505,
+                          "This service speaks HTTP/1.1 only.");
     }
 
     private static boolean isJson(TransportRequest request) {

@@ -8,6 +8,7 @@ import io.helidon.http.HeaderValues;
 import io.helidon.http.HttpMediaType;
 import io.helidon.http.Status;
 import io.helidon.webserver.CloseConnectionException;
+import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 
 /**
@@ -25,43 +26,60 @@ public final class ProblemResponses {
     }
 
     /**
-     * Sends a problem as the whole response.
+     * Sends a problem as the whole response of a request that may be a {@code HEAD}: then the headers are those of
+     * the {@code GET} answer, {@code Content-Length} included, and no body (RFC 9110 section 9.3.2).
      *
+     * @param req     the request
      * @param res     response not yet sent
      * @param problem the body; its status becomes the response status
      */
-    public static void send(ServerResponse res, Problem problem) {
-        res.status(Status.create(problem.status()))
+    public static void send(ServerRequest req, ServerResponse res, Problem problem) {
+        res.status(status(problem))
                 .header(HeaderNames.CONTENT_TYPE, PROBLEM_JSON.text())
-                .header(HeaderNames.CACHE_CONTROL, "no-store")
-                .send(Json.bytes(problem));
+                .header(HeaderNames.CACHE_CONTROL, "no-store");
+        ResponseBodies.send(req, res, Json.bytes(problem));
     }
 
     /**
      * Sends a problem with {@code Connection: close} and returns the exception that makes Helidon close the connection
      * right after it (RFC 9112 section 9.6): for a request whose framing is broken, where the bytes that follow could
-     * be read as another request. Use it as {@code throw ProblemResponses.sendAndClose(res, problem)}.
+     * be read as another request. Use it as {@code throw ProblemResponses.sendAndClose(req, res, problem)}.
      *
+     * @param req     the request
      * @param res     response not yet sent
      * @param problem the body
      * @return the exception to throw from the handler; its message is fixed and quotes nothing from the request
      */
-    public static CloseConnectionException sendAndClose(ServerResponse res, Problem problem) {
+    public static CloseConnectionException sendAndClose(ServerRequest req, ServerResponse res, Problem problem) {
         res.header(HeaderValues.CONNECTION_CLOSE);
-        send(res, problem);
+        send(req, res, problem);
         return new CloseConnectionException("Request framing broken: answered " + problem.status() + " and closed");
     }
 
     /**
-     * Sends a problem with a {@code Retry-After} header.
+     * Sends a problem with a {@code Retry-After} header to a request that may be a {@code HEAD}.
      *
+     * @param req               the request
      * @param res               response not yet sent
      * @param problem           the body
      * @param retryAfterSeconds seconds the client should wait, {@code >= 1}
      */
-    public static void sendRetryable(ServerResponse res, Problem problem, long retryAfterSeconds) {
+    public static void sendRetryable(ServerRequest req, ServerResponse res, Problem problem, long retryAfterSeconds) {
         res.header(RETRY_AFTER, String.valueOf(Math.max(1, retryAfterSeconds)));
-        send(res, problem);
+        send(req, res, problem);
+    }
+
+    /**
+     * The response status of a problem, with its reason phrase also where Helidon has no constant for the code (431).
+     *
+     * @param problem the problem
+     * @return the status
+     */
+    static Status status(Problem problem) {
+        Status known = Status.create(problem.status());
+        String phrase = known.reasonPhrase();
+        return phrase == null || phrase.isBlank() || phrase.equals(known.codeText())
+                ? Status.create(problem.status(), problem.title()) : known;
     }
 
     /**
@@ -91,8 +109,8 @@ public final class ProblemResponses {
      * @return the problem
      */
     public static Problem payloadTooLarge(long maxBytes) {
-        return Problem.of("payload-too-large", "Request body too large", 413,
-                          "The request body exceeds " + maxBytes + " bytes.");
+        return Problem.of("payload-too-large", "Request body too large", 413, maxBytes == 0
+                ? "This port accepts no request body." : "The request body exceeds " + maxBytes + " bytes.");
     }
 
     /**
@@ -123,6 +141,27 @@ public final class ProblemResponses {
     public static Problem internalError() {
         return Problem.of("internal-error", "Internal error", 500,
                           "The request failed unexpectedly. Retry with the same Idempotency-Key.");
+    }
+
+    /**
+     * 405 for a method the resource does not serve; the caller sets {@code Allow} (RFC 9110 section 15.5.6).
+     *
+     * @param allowed the methods it serves, e.g. {@code GET, HEAD}
+     * @return the problem
+     */
+    public static Problem methodNotAllowed(String allowed) {
+        return Problem.of("method-not-allowed", "Method not allowed", 405,
+                          "This resource serves " + allowed + " only.");
+    }
+
+    /**
+     * 501 for a request method this service does not recognize (RFC 9110 section 9.1 and 15.6.2).
+     *
+     * @return the problem
+     */
+    public static Problem methodNotImplemented() {
+        return Problem.of("method-not-implemented", "Method not implemented", 501,
+                          "This request method is not implemented by this service.");
     }
 
     /**

@@ -45,6 +45,16 @@ public final class RequestMetricsFilter implements Filter {
         return new RequestMetricsFilter(meters);
     }
 
+    /**
+     * The histogram buckets of request durations, 5 ms to 10 s, shared with other latency histograms so that a
+     * dashboard can put them side by side.
+     *
+     * @return a copy of the bucket bounds
+     */
+    public static Duration[] latencyBuckets() {
+        return BUCKETS.clone();
+    }
+
     private static String method(RoutingRequest req) {
         String method = req.prologue().method().text();
         return KNOWN_METHODS.contains(method) ? method : "other";

@@ -9,6 +9,7 @@ import java.util.UUID;
 
 import com.example.payments.http.Problem;
 import com.example.payments.http.ProblemResponses;
+import com.example.payments.http.ResponseBodies;
 import com.example.payments.idempotency.IdempotencyRegistry.ReleaseReason;
 
 import io.helidon.http.HeaderName;
@@ -113,7 +114,7 @@ public final class IdempotentOperation {
         Optional<IdempotencyKey> key = headers.size() == 1 ? IdempotencyKey.parse(headers.getFirst())
                 : Optional.empty();
         if (key.isEmpty()) {
-            ProblemResponses.send(res, IdempotencyProblems.invalidKey(headers.size(), definition.route()));
+            ProblemResponses.send(req, res, IdempotencyProblems.invalidKey(headers.size(), definition.route()));
         }
         return key;
     }
@@ -121,18 +122,20 @@ public final class IdempotentOperation {
     /**
      * Runs a validated request through the flow and answers it.
      *
+     * @param req           the request, read to its end
      * @param res           the response, not yet sent
      * @param scope         the merchant the caller acts for: keys, attempt ids and resources are scoped by it
      * @param key           the idempotency key
      * @param canonicalForm the validated request in canonical form (fixed field order, CVC excluded)
      * @param work          the work, run only when this request acquired the key
      */
-    public void execute(ServerResponse res, String scope, IdempotencyKey key, String canonicalForm, Work work) {
+    public void execute(ServerRequest req, ServerResponse res, String scope, IdempotencyKey key, String canonicalForm,
+                        Work work) {
         List<Identity> ids = identities.of(definition.operation(), definition.kind(), scope, key, canonicalForm);
         // Nothing is claimed that could not finish before the drain deadline: a claim, the work and the recording.
         if (!finishesBeforeTheDrainDeadline(bounds.total().plus(workTimeout))) {
             registry.refused("draining");
-            ProblemResponses.sendRetryable(res, IdempotencyProblems.draining(), 1);
+            ProblemResponses.sendRetryable(req, res, IdempotencyProblems.draining(), 1);
             return;
         }
         Claim claim;
@@ -140,28 +143,29 @@ public final class IdempotentOperation {
             claim = registry.claim(RequestIdentities.lookupKey(definition.operation(), scope, key), ids);
         } catch (IdempotencyStore.UnavailableException e) {
             LOGGER.log(Level.WARNING, "Idempotency store unavailable, refusing the request: {0}", e.getMessage());
-            ProblemResponses.sendRetryable(res, IdempotencyProblems.storeUnavailable(), 1);
+            ProblemResponses.sendRetryable(req, res, IdempotencyProblems.storeUnavailable(), 1);
             return;
         }
         switch (claim) {
-        case Claim.Acquired acquired -> run(res, acquired, ids.get(acquired.identity()), work);
-        case Claim.Replay replay -> answer(res, replay.decision(), true);
-        case Claim.InFlight inFlight -> ProblemResponses.sendRetryable(res, IdempotencyProblems.inProgress(), 1);
-        case Claim.Mismatch mismatch -> ProblemResponses.send(res, IdempotencyProblems.reused());
-        case Claim.Full full -> ProblemResponses.sendRetryable(res, IdempotencyProblems.full(), 5);
+        case Claim.Acquired acquired -> run(req, res, acquired, ids.get(acquired.identity()), work);
+        case Claim.Replay replay -> answer(req, res, replay.decision(), true);
+        case Claim.InFlight inFlight -> ProblemResponses.sendRetryable(req, res, IdempotencyProblems.inProgress(), 1);
+        case Claim.Mismatch mismatch -> ProblemResponses.send(req, res, IdempotencyProblems.reused());
+        case Claim.Full full -> ProblemResponses.sendRetryable(req, res, IdempotencyProblems.full(), 5);
         }
     }
 
     /**
      * Answers {@code GET basePath/{id}}: 200 with the recorded body, 404 when unknown or past retention, 503 when the
-     * store cannot be reached.
+     * store cannot be reached; a {@code HEAD} gets the same status and headers without the body.
      *
-     * @param id  the id from the path
+     * @param req the {@code GET} or {@code HEAD} request
      * @param res the response, not yet sent
+     * @param id  the id from the path
      */
-    public void find(String id, ServerResponse res) {
+    public void find(ServerRequest req, ServerResponse res, String id) {
         if (!isUuid(id)) {
-            ProblemResponses.send(res, ProblemResponses.notFound("No " + definition.kind() + " with this id."));
+            ProblemResponses.send(req, res, ProblemResponses.notFound("No " + definition.kind() + " with this id."));
             return;
         }
         Optional<Decision> found;
@@ -169,30 +173,30 @@ public final class IdempotentOperation {
             found = registry.findDecision(new DecisionKey(definition.kind(), id));
         } catch (IdempotencyStore.UnavailableException e) {
             LOGGER.log(Level.WARNING, "Store unavailable for GET: {0}", e.getMessage());
-            ProblemResponses.sendRetryable(res, Problem.of("store-unavailable", "Temporarily unavailable", 503,
+            ProblemResponses.sendRetryable(req, res, Problem.of("store-unavailable", "Temporarily unavailable", 503,
                     "The store cannot be reached. Retry shortly."), 1);
             return;
         }
         if (found.isEmpty()) {
-            ProblemResponses.send(res, ProblemResponses.notFound("No " + definition.kind() + " with this id."));
+            ProblemResponses.send(req, res, ProblemResponses.notFound("No " + definition.kind() + " with this id."));
             return;
         }
         res.header(HeaderValues.CONTENT_TYPE_JSON)
-                .header(HeaderNames.CACHE_CONTROL, "no-store")
-                .send(found.get().body());
+                .header(HeaderNames.CACHE_CONTROL, "no-store");
+        ResponseBodies.send(req, res, found.get().body());
     }
 
-    private void run(ServerResponse res, Claim.Acquired claim, Identity identity, Work work) {
+    private void run(ServerRequest req, ServerResponse res, Claim.Acquired claim, Identity identity, Work work) {
         // The lease must cover the work and the recording: otherwise another replica may claim the key while the
         // work runs. Checked locally (renewals' verdict and deadline), without a round trip.
         if (!registry.leaseCovers(claim, workTimeout)) {
             registry.release(claim, ReleaseReason.LEASE_LOST);
-            ProblemResponses.sendRetryable(res, IdempotencyProblems.leaseLost(), 1);
+            ProblemResponses.sendRetryable(req, res, IdempotencyProblems.leaseLost(), 1);
             return;
         }
         if (!finishesBeforeTheDrainDeadline(workTimeout.plus(bounds.record()))) {
             registry.release(claim, ReleaseReason.SHUTDOWN);
-            ProblemResponses.sendRetryable(res, IdempotencyProblems.draining(), 1);
+            ProblemResponses.sendRetryable(req, res, IdempotencyProblems.draining(), 1);
             return;
         }
         Work.Outcome outcome;
@@ -203,22 +207,23 @@ public final class IdempotentOperation {
             // answer if the connection still lets us. The interrupt ends here, with the request: set again, it would
             // make Helidon fail the answer with a 500.
             registry.release(claim, ReleaseReason.SHUTDOWN);
-            sendQuietly(res, IdempotencyProblems.outcomeUnknown());
+            sendQuietly(req, res, IdempotencyProblems.outcomeUnknown());
             return;
         } catch (RuntimeException | Error e) {
             registry.release(claim, ReleaseReason.ERROR);
             throw e;
         }
         switch (outcome) {
-        case Work.Decided decided -> record(res, claim, identity, decided);
+        case Work.Decided decided -> record(req, res, claim, identity, decided);
         case Work.Undecided undecided -> {
             registry.release(claim, undecided.reason());
-            ProblemResponses.send(res, undecided.problem());
+            ProblemResponses.send(req, res, undecided.problem());
         }
         }
     }
 
-    private void record(ServerResponse res, Claim.Acquired claim, Identity identity, Work.Decided decided) {
+    private void record(ServerRequest req, ServerResponse res, Claim.Acquired claim, Identity identity,
+                        Work.Decided decided) {
         Recorded recorded;
         try {
             recorded = registry.recordAndComplete(claim, identity, new Decision(identity.decision(), decided.body()));
@@ -227,23 +232,23 @@ public final class IdempotentOperation {
             // was written, or runs the work again with the same attempt id, which the issuer deduplicates.
             LOGGER.log(Level.ERROR, "{0} {1} decided but its recording is unknown: {2}", definition.kind(),
                        identity.decision().id(), String.valueOf(e));
-            sendQuietly(res, IdempotencyProblems.outcomeUnknown());
+            sendQuietly(req, res, IdempotencyProblems.outcomeUnknown());
             return;
         }
         if (recorded.inserted()) {
             decided.whenRecordedFirst().run();
         }
-        answer(res, recorded.winner(), false);
+        answer(req, res, recorded.winner(), false);
     }
 
-    private void answer(ServerResponse res, Decision decision, boolean replayed) {
+    private void answer(ServerRequest req, ServerResponse res, Decision decision, boolean replayed) {
         res.status(Status.CREATED_201)
                 .header(HeaderNames.LOCATION, definition.basePath() + "/" + decision.key().id())
                 .header(HeaderValues.CONTENT_TYPE_JSON);
         if (replayed) {
             res.header(IDEMPOTENT_REPLAYED, "true");
         }
-        res.send(decision.body());
+        ResponseBodies.send(req, res, decision.body());
     }
 
     private boolean finishesBeforeTheDrainDeadline(Duration needed) {
@@ -251,10 +256,10 @@ public final class IdempotentOperation {
         return deadline.isEmpty() || deadline.getAsLong() - System.nanoTime() > needed.toNanos();
     }
 
-    private static void sendQuietly(ServerResponse res, Problem problem) {
+    private static void sendQuietly(ServerRequest req, ServerResponse res, Problem problem) {
         try {
             if (!res.isSent()) {
-                ProblemResponses.sendRetryable(res, problem, 1);
+                ProblemResponses.sendRetryable(req, res, problem, 1);
             }
         } catch (RuntimeException e) {
             LOGGER.log(Level.DEBUG, "Could not answer a cut-off request: {0}", String.valueOf(e));

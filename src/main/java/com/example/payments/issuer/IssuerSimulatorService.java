@@ -67,7 +67,7 @@ final class IssuerSimulatorService implements HttpService {
     private void authorize(ServerRequest req, ServerResponse res) throws InterruptedException {
         List<String> keys = req.headers().all(IDEMPOTENCY_KEY, List::of);
         if (keys.size() != 1 || !KEY.matcher(keys.getFirst()).matches()) {
-            invalid(res, List.of(Problem.FieldError.header(IDEMPOTENCY_KEY.defaultCase(),
+            invalid(req, res, List.of(Problem.FieldError.header(IDEMPOTENCY_KEY.defaultCase(),
                     "send exactly one Idempotency-Key: the attempt id, 1 to 255 printable ASCII characters")));
             return;
         }
@@ -77,13 +77,13 @@ final class IssuerSimulatorService implements HttpService {
             body = Json.mapper().readTree(req.content().inputStream());
         } catch (IOException | RuntimeException e) {
             // Never quote the parser's message: it may contain a card number.
-            invalid(res, List.of(Problem.FieldError.body("#", "the body is not valid JSON")));
+            invalid(req, res, List.of(Problem.FieldError.body("#", "the body is not valid JSON")));
             return;
         }
         List<Problem.FieldError> errors = new ArrayList<>();
         IssuerRequest request = request(attemptId, body == null ? Json.mapper().missingNode() : body, errors);
         if (!errors.isEmpty()) {
-            invalid(res, errors);
+            invalid(req, res, errors);
             return;
         }
         switch (issuer.authorize(request)) {
@@ -97,7 +97,7 @@ final class IssuerSimulatorService implements HttpService {
                     .send(Json.bytes(new DecisionBody(attemptId, decision.approved() ? "APPROVED" : "DECLINED",
                                                       decision.declineCode())));
         }
-        case SimulatedIssuer.Unavailable unavailable -> ProblemResponses.sendRetryable(res, Problem.of(
+        case SimulatedIssuer.Unavailable unavailable -> ProblemResponses.sendRetryable(req, res, Problem.of(
                 "issuer-unavailable", "Issuer unavailable", 503,
                 "The simulated issuer cannot be reached for this card (test card 4000000000000119)."), 1);
         }
@@ -128,9 +128,9 @@ final class IssuerSimulatorService implements HttpService {
                                  value.asLong(), currency, number);
     }
 
-    private static void invalid(ServerResponse res, List<Problem.FieldError> errors) {
-        ProblemResponses.send(res, Problem.of("invalid-request", "Invalid request", 400,
-                                              "The authorization call is malformed.").withErrors(errors));
+    private static void invalid(ServerRequest req, ServerResponse res, List<Problem.FieldError> errors) {
+        ProblemResponses.send(req, res, Problem.of("invalid-request", "Invalid request", 400,
+                                                   "The authorization call is malformed.").withErrors(errors));
     }
 
     private void stats(ServerRequest req, ServerResponse res) {

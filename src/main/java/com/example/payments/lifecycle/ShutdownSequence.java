@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntSupplier;
 
 import com.example.payments.health.HealthState;
 import com.example.payments.idempotency.IdempotencyRegistry;
@@ -22,7 +23,8 @@ import io.helidon.webserver.WebServer;
  *     issuer call could not finish before the drain deadline are no longer claimed;</li>
  *     <li>pre-drain delay: the business port serves normally, closing each connection after its response, while
  *     load balancers de-register the pod;</li>
- *     <li>drain: the business listener stops accepting; in-flight requests finish, bounded by the drain timeout;</li>
+ *     <li>drain: the business listener stops accepting; in-flight requests finish, bounded by the drain timeout; idle
+ *     connections and connections still sending a request head are closed, not waited for;</li>
  *     <li>idempotency keys still held by cut-off requests are released (the summary counts every release since the
  *     signal, the cut-off requests' own included);</li>
  *     <li>workers stopped and resources closed, bounded by the cleanup timeout;</li>
@@ -44,6 +46,7 @@ public final class ShutdownSequence {
     private final WebServer business;
     private final WebServer health;
     private final InFlightRequests inFlight;
+    private final IntSupplier closeHalfSent;
     private final IdempotencyRegistry registry;
     private final List<PeriodicWorker> workers;
     private final List<Map.Entry<String, AutoCloseable>> atDrain;
@@ -58,6 +61,7 @@ public final class ShutdownSequence {
         this.business = Objects.requireNonNull(builder.business, "business server");
         this.health = Objects.requireNonNull(builder.health, "health server");
         this.inFlight = Objects.requireNonNull(builder.inFlight, "inFlight");
+        this.closeHalfSent = builder.closeHalfSent;
         this.registry = Objects.requireNonNull(builder.registry, "registry");
         this.meters = Objects.requireNonNull(builder.meters, "meters");
         this.workers = List.copyOf(builder.workers);
@@ -135,7 +139,8 @@ public final class ShutdownSequence {
         phases.run("drain", () -> {
             // Probes of the port the drain closes would only log failures from here on.
             atDrain.forEach(resource -> Cleanup.closeQuietly(resource.getKey(), resource.getValue()));
-            outcome.cutOff = Drain.run(business, inFlight, settings.drainTimeout(), state::drainStarted);
+            outcome.cutOff = Drain.run(business, inFlight, closeHalfSent, settings.drainTimeout(),
+                                       state::drainStarted);
         });
         phases.run("key-release", () -> {
             LOGGER.log(Level.INFO, "Shutdown phase key-release: {0,number,#} idempotency keys still held IN_FLIGHT",
@@ -178,6 +183,7 @@ public final class ShutdownSequence {
         private WebServer business;
         private WebServer health;
         private InFlightRequests inFlight;
+        private IntSupplier closeHalfSent = () -> 0;
         private IdempotencyRegistry registry;
         private MeterRegistry meters;
         private final List<PeriodicWorker> workers = new ArrayList<>();
@@ -222,6 +228,16 @@ public final class ShutdownSequence {
          */
         public Builder inFlight(InFlightRequests inFlight) {
             this.inFlight = inFlight;
+            return this;
+        }
+
+        /**
+         * @param closeHalfSent closes the business connections still sending a request head when the drain begins
+         *                      (nothing is in flight on them) and returns how many; default: none
+         * @return this builder
+         */
+        public Builder halfSentRequests(IntSupplier closeHalfSent) {
+            this.closeHalfSent = closeHalfSent;
             return this;
         }
 

@@ -31,7 +31,9 @@ final class DeployTools {
         /** dockerfilelint (npm). */
         DOCKERFILELINT("dockerfilelint", "DOCKERFILELINT"),
         /** dockerfile-utils (npm). */
-        DOCKERFILE_UTILS("dockerfile-utils", "DOCKERFILE_UTILS");
+        DOCKERFILE_UTILS("dockerfile-utils", "DOCKERFILE_UTILS"),
+        /** action-validator (npm @action-validator/cli): GitHub Actions workflows against their schema. */
+        ACTION_VALIDATOR("action-validator", "ACTION_VALIDATOR");
 
         private final String executable;
         private final String envVar;

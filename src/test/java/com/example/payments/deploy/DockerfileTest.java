@@ -5,7 +5,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -18,13 +20,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The promises of the {@code Dockerfile}, checked as text (the image cannot be built here: no Docker engine, and
- * Docker Hub is unreachable), plus two linters.
+ * The promises of the {@code Dockerfile}, checked as text, plus two linters. {@link ContainerImageIT} builds and runs
+ * the image itself.
  */
 class DockerfileTest {
 
     private static final Pattern JRE_IMAGE = Pattern.compile("eclipse-temurin:(\\d+)-jre\\S*");
     private static final Pattern NUMERIC_USER = Pattern.compile("(\\d+)(:\\d+)?");
+    private static final Pattern ARG_DEFAULT = Pattern.compile("ARG ([A-Za-z_][A-Za-z0-9_]*)=(\\S+)");
+    private static final Pattern ARG_REFERENCE = Pattern.compile("\\$\\{?([A-Za-z_][A-Za-z0-9_]*)}?");
 
     @Test
     void buildIsMultiStageWithDependenciesCachedApartFromSources() {
@@ -39,15 +43,24 @@ class DockerfileTest {
 
     @Test
     void runtimeIsAJre21OrNewerPinnedByTag() {
-        String runtime = instructions("FROM").getLast().substring("FROM ".length()).trim();
+        String runtime = baseImages().getLast();
         Matcher jre = JRE_IMAGE.matcher(runtime);
 
         assertTrue(jre.matches(), () -> "runtime image " + runtime + " is not an eclipse-temurin JRE");
         assertTrue(Integer.parseInt(jre.group(1)) >= 21, "Helidon 4 needs Java 21 or newer");
-        for (String from : instructions("FROM")) {
-            assertFalse(from.contains(":latest") || !from.split("\\s+")[1].contains(":"),
-                        () -> from + ": pin the base image by tag");
+        for (String base : baseImages()) {
+            assertFalse(base.endsWith(":latest") || !base.contains(":"), () -> base + ": pin the base image by tag");
         }
+    }
+
+    @Test
+    void baseImagesAreBuildArgumentsSoALocalBuildCanSubstituteThem() {
+        for (String from : instructions("FROM")) {
+            String image = from.split("\\s+")[1];
+            assertTrue(image.matches("\\$\\{[A-Z_]+}"),
+                       () -> from + ": take the base image from an ARG with the pinned tag as its default");
+        }
+        assertEquals(List.of("maven:3.9-eclipse-temurin-25", "eclipse-temurin:25-jre"), baseImages());
     }
 
     @Test
@@ -97,11 +110,11 @@ class DockerfileTest {
     }
 
     @Test
-    void buildContextIsAnAllowListOfPomAndSources() throws IOException {
+    void buildContextIsAnAllowListOfPomAndMainSources() throws IOException {
         List<String> lines = Files.readAllLines(DeployTools.projectRoot().resolve(".dockerignore")).stream()
                 .map(String::trim).filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
 
-        assertEquals(List.of("*", "!pom.xml", "!src/"), lines);
+        assertEquals(List.of("*", "!pom.xml", "!src/", "src/test/"), lines);
     }
 
     @Test
@@ -134,6 +147,31 @@ class DockerfileTest {
         Matcher numeric = NUMERIC_USER.matcher(user);
         assertTrue(numeric.matches(), () -> "USER " + user + " must be numeric (uid[:gid]) for runAsNonRoot");
         return Long.parseLong(numeric.group(1));
+    }
+
+    /**
+     * The base image of every stage, with the {@code ARG}s declared before the first {@code FROM} replaced by their
+     * defaults: what {@code docker build .} uses without build arguments.
+     */
+    private static List<String> baseImages() {
+        Map<String, String> defaults = new HashMap<>();
+        List<String> all = instructions();
+        for (String line : all.subList(0, indexOf(all, "FROM "))) {
+            Matcher arg = ARG_DEFAULT.matcher(line);
+            if (arg.matches()) {
+                defaults.put(arg.group(1), arg.group(2));
+            }
+        }
+        return instructions("FROM").stream().map(from -> {
+            String image = from.split("\\s+")[1];
+            Matcher reference = ARG_REFERENCE.matcher(image);
+            if (!reference.matches()) {
+                return image;
+            }
+            String value = defaults.get(reference.group(1));
+            assertTrue(value != null, () -> from + ": ARG " + reference.group(1) + " has no default before the first FROM");
+            return value;
+        }).toList();
     }
 
     /** Instructions with continuation lines joined, comments dropped. */

@@ -37,10 +37,10 @@ class StartupGateTest {
 
             state.markWired();
             assertThat("wired but never probed", Http.get(base + "/v1/authorizations/x").statusCode(), is(503));
-            state.serving(true);
+            state.probed(PortStatus.SERVING);
             assertThat(Http.get(base + "/v1/authorizations/x").statusCode(), is(200));
             // Once complete, startup stays complete even when a later probe fails.
-            state.serving(false);
+            state.probed(PortStatus.NOT_RESPONDING);
             assertThat(state.startupComplete(), is(true));
         } finally {
             server.stop();

@@ -36,10 +36,12 @@ import static org.hamcrest.Matchers.is;
  */
 class DrainAwareClaimIT {
 
+    // The refused upload keeps its body open from before the signal until 4 s into the drain, longer on busy cores:
+    // the body deadline (default 10 s) must not cut it off first, which would test http.body-timeout instead.
     private static final Map<String, String> SHUTDOWN = Map.of(
             "authorizer.timeout", "PT3S", "authorizer.simulated-latency", "PT0.2S",
             "shutdown.drain-timeout", "PT5S", "shutdown.cleanup-timeout", "PT1S", "shutdown.metrics-linger", "PT3S",
-            "shutdown.hard-deadline", "PT15S");
+            "shutdown.hard-deadline", "PT15S", "http.body-timeout", "PT60S");
     private static final String SERVED_BODY = Http.VALID_BODY.replace("order-42", "drain-served");
     private static final String REFUSED_BODY = Http.VALID_BODY.replace("order-42", "drain-refused");
 

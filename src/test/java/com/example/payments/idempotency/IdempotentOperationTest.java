@@ -79,8 +79,8 @@ class IdempotentOperationTest {
 
         @Override
         public void routing(HttpRules rules) {
-            rules.post(this::post).get("/{id}", (req, res) -> operation.find(req.path().pathParameters().get("id"),
-                                                                             res));
+            rules.post(this::post).get("/{id}", (req, res) -> operation.find(req, res,
+                                                                             req.path().pathParameters().get("id")));
         }
 
         private void post(ServerRequest req, ServerResponse res) {
@@ -88,7 +88,7 @@ class IdempotentOperationTest {
             Optional<IdempotencyKey> key = operation.key(req, res);
             if (key.isPresent()) {
                 String merchant = req.headers().first(io.helidon.http.HeaderNames.create("Merchant")).orElse("m_1");
-                operation.execute(res, merchant, key.get(), body, work(body));
+                operation.execute(req, res, merchant, key.get(), body, work(body));
             }
         }
     }

@@ -18,7 +18,8 @@ import java.util.Map;
 /**
  * One HTTP/1.1 connection over a plain {@link Socket}, for tests that must see what a client library hides: the
  * {@code Connection} header, when the server closes the socket, a refused connect, a reset before any response byte.
- * Records every step in a {@link Timeline} under one source name. Test code only: no chunked uploads, no TLS.
+ * Records every step in a {@link Timeline} under one source name. Test code only: no chunked uploads (but raw bytes
+ * can be sent as they are), no TLS. A header sent twice reads as its values joined with ", ".
  */
 public final class RawHttp implements AutoCloseable {
 
@@ -33,7 +34,7 @@ public final class RawHttp implements AutoCloseable {
      * A complete response.
      *
      * @param status         status code
-     * @param headers        header names in lower case, last value wins
+     * @param headers        header names in lower case; a header sent more than once has its values joined by ", "
      * @param body           the body, read to its {@code Content-Length}
      * @param firstByteNanos when the first response byte arrived
      * @param endNanos       when the last body byte arrived
@@ -116,11 +117,50 @@ public final class RawHttp implements AutoCloseable {
         }
         request.append("\r\n");
         record("send " + method + " " + path);
-        int first;
         try {
             out.write(request.toString().getBytes(StandardCharsets.US_ASCII));
             out.write(content);
             out.flush();
+        } catch (IOException e) {
+            record("no response: " + e.getMessage());
+            throw new NoResponseException("no response byte: " + e.getMessage(), e);
+        }
+        return readResponse(method.equals("HEAD"));
+    }
+
+    /**
+     * Writes raw bytes: a request exactly as a hostile or broken client would send it, or part of one.
+     *
+     * @param bytes what to write
+     * @throws IOException when the connection is broken
+     */
+    public void send(byte[] bytes) throws IOException {
+        record("send " + bytes.length + " raw bytes");
+        out.write(bytes);
+        out.flush();
+    }
+
+    /**
+     * Writes raw text (ISO-8859-1) with {@link #send(byte[])}.
+     *
+     * @param text e.g. {@code "GET /ping HTTP/1.1\r\nHost: x\r\n\r\n"}
+     * @throws IOException when the connection is broken
+     */
+    public void send(String text) throws IOException {
+        send(text.getBytes(StandardCharsets.ISO_8859_1));
+    }
+
+    /**
+     * Reads one response: status line, headers and the body by its {@code Content-Length} (none for a {@code HEAD}).
+     *
+     * @param head whether the request was a {@code HEAD}, whose response has no body whatever its headers say
+     * @return the response
+     * @throws NoResponseException when the connection ended before any response byte
+     * @throws IOException         when it ended in the middle of a response, or timed out
+     */
+    public Response readResponse(boolean head) throws IOException {
+        int first;
+        try {
             first = in.read();
         } catch (SocketTimeoutException e) {
             throw e;
@@ -132,22 +172,58 @@ public final class RawHttp implements AutoCloseable {
             record("no response: EOF");
             throw new NoResponseException("EOF before any response byte", new EOFException());
         }
+        return readResponse(first, head);
+    }
+
+    /**
+     * Whether the server sends nothing more within the timeout (no stray body after a {@code HEAD} answer, no
+     * answer to bytes it must not parse as a request), without closing.
+     *
+     * @param timeout how long to listen
+     * @return {@code true} when nothing arrived and the connection is still open
+     * @throws IOException when the server sent bytes
+     */
+    public boolean silentFor(Duration timeout) throws IOException {
+        socket.setSoTimeout((int) timeout.toMillis());
+        try {
+            int next = in.read();
+            if (next >= 0) {
+                byte[] more = in.readNBytes(Math.min(in.available(), 200));
+                throw new IOException("unexpected bytes: " + (char) next
+                                      + new String(more, StandardCharsets.ISO_8859_1));
+            }
+            return false;
+        } catch (SocketTimeoutException e) {
+            return true;
+        } catch (IOException e) {
+            if (e.getMessage() != null && e.getMessage().startsWith("unexpected bytes")) {
+                throw e;
+            }
+            return false;
+        } finally {
+            socket.setSoTimeout(30_000);
+        }
+    }
+
+    private Response readResponse(int first, boolean head) throws IOException {
         long firstByte = System.nanoTime();
         recordAt(firstByte, "first-byte");
         String statusLine = (char) first + readLine();
         Map<String, String> responseHeaders = new LinkedHashMap<>();
         for (String line = readLine(); !line.isEmpty(); line = readLine()) {
             int colon = line.indexOf(':');
-            responseHeaders.put(line.substring(0, colon).trim().toLowerCase(Locale.ROOT), line.substring(colon + 1).trim());
+            String name = line.substring(0, colon).trim().toLowerCase(Locale.ROOT);
+            String value = line.substring(colon + 1).trim();
+            responseHeaders.merge(name, value, (a, b) -> a + ", " + b);
         }
-        int length = Integer.parseInt(responseHeaders.getOrDefault("content-length", "0"));
-        String responseBody = new String(in.readNBytes(length), StandardCharsets.UTF_8);
-        if (responseBody.getBytes(StandardCharsets.UTF_8).length != length) {
+        int length = head ? 0 : Integer.parseInt(responseHeaders.getOrDefault("content-length", "0"));
+        byte[] bodyBytes = in.readNBytes(length);
+        if (bodyBytes.length != length) {
             record("truncated body");
-            throw new EOFException("body truncated: " + responseBody);
+            throw new EOFException("body truncated: " + new String(bodyBytes, StandardCharsets.UTF_8));
         }
-        Response response = new Response(Integer.parseInt(statusLine.split(" ")[1]), responseHeaders, responseBody,
-                                          firstByte, System.nanoTime());
+        Response response = new Response(Integer.parseInt(statusLine.split(" ")[1]), responseHeaders,
+                                          new String(bodyBytes, StandardCharsets.UTF_8), firstByte, System.nanoTime());
         recordAt(response.endNanos(), "status " + response.status()
                 + (response.connectionClose() ? " Connection: close" : "") + " (" + length + " body bytes)");
         return response;

@@ -57,7 +57,20 @@ public final class ServiceProcess implements AutoCloseable {
      * @throws IOException when the JVM cannot be launched or does not start within 30 s
      */
     public static ServiceProcess start(Map<String, String> properties, Map<String, String> env) throws IOException {
-        return start(properties, env, false);
+        return start(properties, env, false, 0);
+    }
+
+    /**
+     * Starts the service with a file descriptor limit, as {@code bash -c 'ulimit -n LIMIT; exec java ...'} would: the
+     * JVM (the same process id) can hold at most that many open files and sockets.
+     *
+     * @param properties system properties; ports default to 0
+     * @param fileLimit  {@code ulimit -n} of the service
+     * @return the running process
+     * @throws IOException when it does not start within 30 s
+     */
+    public static ServiceProcess startWithFileLimit(Map<String, String> properties, int fileLimit) throws IOException {
+        return start(properties, Map.of(), false, fileLimit);
     }
 
     /**
@@ -71,11 +84,11 @@ public final class ServiceProcess implements AutoCloseable {
      * @throws IOException when the JVM cannot be launched or does not start within 30 s
      */
     public static ServiceProcess startWithTestClasses(Map<String, String> properties) throws IOException {
-        return start(properties, Map.of(), true);
+        return start(properties, Map.of(), true, 0);
     }
 
-    private static ServiceProcess start(Map<String, String> properties, Map<String, String> env, boolean testClasses)
-            throws IOException {
+    private static ServiceProcess start(Map<String, String> properties, Map<String, String> env, boolean testClasses,
+                                        int fileLimit) throws IOException {
         Path jar = Path.of("target", "payments-authorization.jar");
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException("Build the jar first (mvn package): " + jar.toAbsolutePath());
@@ -98,12 +111,38 @@ public final class ServiceProcess implements AutoCloseable {
             command.add("-jar");
             command.add(jar.toString());
         }
+        return launch(withFileLimit(command, fileLimit), env, Duration.ofSeconds(30));
+    }
+
+    /**
+     * Starts any command that runs the service and prints its startup line (e.g. {@code scripts/run-image.sh}, which
+     * runs the container image), and waits until both listeners are bound.
+     *
+     * @param command        the command and its arguments
+     * @param env            extra environment variables of the command
+     * @param startupTimeout how long to wait for the startup line
+     * @return the running process; {@link #pid()} and {@link #signal(String)} address the command itself
+     * @throws IOException when the command cannot be launched, exits, or does not start within the timeout
+     */
+    public static ServiceProcess launch(List<String> command, Map<String, String> env, Duration startupTimeout)
+            throws IOException {
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().remove("APP_CONFIG_FILE");
         builder.environment().putAll(env);
         ServiceProcess service = new ServiceProcess(builder.start());
-        service.awaitStarted(Duration.ofSeconds(30));
+        service.awaitStarted(startupTimeout);
         return service;
+    }
+
+    // exec keeps the process id, so signals and waitFor reach the JVM itself.
+    private static List<String> withFileLimit(List<String> command, int fileLimit) {
+        if (fileLimit <= 0) {
+            return command;
+        }
+        List<String> limited = new ArrayList<>(List.of("bash", "-c", "ulimit -n " + fileLimit + " && exec \"$@\"",
+                                                       "bash"));
+        limited.addAll(command);
+        return limited;
     }
 
     /**
@@ -126,11 +165,25 @@ public final class ServiceProcess implements AutoCloseable {
      * @throws Exception when it does not exit within 30 s
      */
     public static Exited runToExit(Map<String, String> properties, Map<String, String> env) throws Exception {
+        return runToExit(properties, env, 0);
+    }
+
+    /**
+     * Runs the jar with a file descriptor limit ({@code ulimit -n}), expecting it to refuse to start.
+     *
+     * @param properties system properties
+     * @param env        extra environment variables
+     * @param fileLimit  {@code ulimit -n}, or 0 for none
+     * @return exit status and output lines
+     * @throws Exception when it does not exit within 30 s
+     */
+    public static Exited runToExit(Map<String, String> properties, Map<String, String> env, int fileLimit)
+            throws Exception {
         ServiceProcess service;
         List<String> command = new ArrayList<>(List.of(javaBinary()));
         properties.forEach((key, value) -> command.add("-D" + key + "=" + value));
         command.addAll(List.of("-jar", Path.of("target", "payments-authorization.jar").toString()));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        ProcessBuilder builder = new ProcessBuilder(withFileLimit(command, fileLimit)).redirectErrorStream(true);
         builder.environment().remove("APP_CONFIG_FILE");
         builder.environment().putAll(env);
         service = new ServiceProcess(builder.start());

@@ -57,11 +57,20 @@ public final class Tools {
         if (tool.isPresent()) {
             return tool.get();
         }
-        String message = name + " is not installed; install it with: " + install + " (or run .ci/run)";
+        unmet(name + " is not installed; install it with: " + install + " (or run .ci/run)");
+        return null;
+    }
+
+    /**
+     * Reports a requirement of the current test that this machine does not meet: skips the test outside CI, fails it
+     * under CI.
+     *
+     * @param message what is missing and how to get it
+     */
+    public static void unmet(String message) {
         if ("true".equalsIgnoreCase(System.getenv("CI"))) {
             throw new AssertionError(message);
         }
         Assumptions.abort(message);
-        return null;
     }
 }

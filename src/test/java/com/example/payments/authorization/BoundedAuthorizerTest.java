@@ -1,0 +1,62 @@
+package com.example.payments.authorization;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.helidon.metrics.api.Counter;
+import io.helidon.metrics.api.MeterRegistry;
+import io.helidon.metrics.api.Tag;
+import io.helidon.metrics.api.Timer;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.greaterThanOrEqualTo;
+import static org.hamcrest.Matchers.is;
+
+/**
+ * Every authorizer call is counted in {@code authorizer_invocations_total{outcome}} and timed in
+ * {@code authorizer_duration_seconds{outcome}}, whatever its outcome (the dashboard's authorizer panels).
+ */
+class BoundedAuthorizerTest {
+
+    private static final AuthorizationAttempt ATTEMPT = new AuthorizationAttempt("attempt-1", new AuthorizationRequest(
+            "m_123", "order-42", new Amount(1299, "EUR"), new Card("4111111111111111", 12, 2030, "123")));
+    private static final Duration TIMEOUT = Duration.ofMillis(200);
+
+    @ParameterizedTest
+    @CsvSource({"approve, approved, Decided", "decline, declined, Decided", "fail, unknown, Failed",
+                "hang, unknown, TimedOut"})
+    void everyCallIsCountedAndTimedUnderItsOutcome(String behaviour, String outcome, String result) throws Exception {
+        MeterRegistry meters = MeterRegistry.create();
+        Authorizer authorizer = attempt -> switch (behaviour) {
+            case "approve" -> Authorizer.Decision.approve();
+            case "decline" -> Authorizer.Decision.decline("card_declined");
+            case "fail" -> throw new Authorizer.IssuerUnavailableException("connection refused");
+            default -> {
+                Thread.sleep(TIMEOUT.multipliedBy(20).toMillis());
+                yield Authorizer.Decision.approve();
+            }
+        };
+        List<Tag> tags = List.of(Tag.create("outcome", outcome));
+        try (BoundedAuthorizer bounded = new BoundedAuthorizer(authorizer, TIMEOUT, meters)) {
+            // The registry is the process's: other tests count too, so compare before and after.
+            Counter invocations = meters.counter("authorizer_invocations", tags).orElseThrow();
+            Timer duration = meters.timer("authorizer_duration", tags).orElseThrow();
+            long invocationsBefore = invocations.count();
+            long durationsBefore = duration.count();
+            double secondsBefore = duration.totalTime(TimeUnit.SECONDS);
+
+            BoundedAuthorizer.Outcome answer = bounded.authorize(ATTEMPT);
+
+            assertThat(answer.getClass().getSimpleName(), is(result));
+            assertThat(invocations.count() - invocationsBefore, is(1L));
+            assertThat(duration.count() - durationsBefore, is(1L));
+            if ("hang".equals(behaviour)) {
+                assertThat(duration.totalTime(TimeUnit.SECONDS) - secondsBefore,
+                           greaterThanOrEqualTo(TIMEOUT.toMillis() / 1000.0));
+            }
+        }
+    }
+}
