@@ -39,7 +39,6 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
      * @throws ConfigurationException naming the first key that is wrong and its allowed range
      */
     static AppSettings create(Config config) {
-        ListenerConfigs.check(config);
         ConfigValues values = ConfigValues.create(config);
         int businessPort = (int) values.longInRange("server.port", 8080, 0, 65535);
         int healthPort = (int) values.longInRange("health-server.port", 8081, 0, 65535);
@@ -54,6 +53,9 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
                 AuthorizerSettings.create(values),
                 HttpSettings.create(values),
                 values.oneOf("logging.format", LogFormat.class, LogFormat.TEXT));
+        // After the listener keys this service reads itself (port, connection caps, idle timeouts), so that their
+        // mistakes are reported with their own allowed ranges rather than Helidon's.
+        ListenerConfigs.check(config);
         Duration idle = settings.http().business().longestIdle();
         if (settings.health().progressWindow().compareTo(idle) <= 0) {
             throw new ConfigurationException("health.liveness.progress-window", "'"

@@ -67,7 +67,8 @@ class AppSettingsTest {
             "server.idle-connection-timeout#PT0S#server.idle-connection-timeout: 'PT0S' is not allowed; allowed: a "
             + "duration > PT0S",
             "http.header-timeout#PT0S#http.header-timeout: 'PT0S' is not allowed; allowed: a duration > PT0S",
-            "http.body-timeout#10s#http.body-timeout: '10s' is not an ISO-8601 duration such as PT5S",
+            "http.body-timeout#10s#http.body-timeout: '10s' is not an ISO-8601 duration; allowed: a duration > PT0S, "
+            + "e.g. PT5S",
             "health.liveness.progress-window#PT1S#health.liveness.progress-window: 'PT1S' is not allowed; allowed: "
             + "a duration > health.prober.interval + health.prober.timeout = PT1.5S",
             "health.liveness.progress-window#PT60S#health.liveness.progress-window: 'PT1M' is not allowed; "
