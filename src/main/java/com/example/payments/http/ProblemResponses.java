@@ -175,14 +175,15 @@ public final class ProblemResponses {
 
     /**
      * 400 for a request body that could not be read: broken chunked framing (a chunk size that is not hex, a chunk
-     * extension, a bad last chunk) or a body that ends early. Sent with {@code Connection: close}.
+     * extension, chunk data not followed by CRLF, a bad last chunk) or a body that ends early. Sent with
+     * {@code Connection: close}.
      *
      * @return the problem
      */
     public static Problem unreadableBody() {
         return Problem.of("malformed-body", "Malformed request body", 400,
                           "The request body could not be read: its transfer coding is malformed (chunk extensions are "
-                          + "not accepted). The connection is closed.")
+                          + "not accepted; each chunk's data ends with CRLF). The connection is closed.")
                 .withErrors(List.of(Problem.FieldError.body("#", "the body's framing is malformed")));
     }
 }
