@@ -33,9 +33,13 @@ import static org.hamcrest.Matchers.not;
 
 /**
  * Issue 9, kind 1: no log line of the packaged service ever holds a card number or a CVC. An attack corpus (broken
- * chunked framing, chunk extensions, raw bodies under {@code Transfer-Encoding: chunked}, malformed JSON and UTF-8,
- * card data in headers, path and query, bad request lines) goes over raw sockets to both listeners, in both log
- * formats; then every line the process wrote (stdout and stderr, shutdown included) is scanned.
+ * chunked framing, chunk extensions, chunk data not followed by CRLF, raw bodies under
+ * {@code Transfer-Encoding: chunked}, malformed JSON and UTF-8, card data in headers, path and query, bad request
+ * lines, and every early answer of the HTTP edge: 405, 501, 414, 431, 505, an unread body after
+ * {@code Expect: 100-continue}, a header section and a body that miss their deadlines) goes over raw sockets to both
+ * listeners, in both log formats; then every line the process wrote (stdout and stderr, shutdown included) is scanned.
+ * The listeners hand Helidon's own messages, which may quote the request, to their direct handler
+ * ({@code error-handling.include-entity}): the run with every logger at {@code ALL} shows none of them is logged.
  */
 class CardDataInLogsIT {
 
@@ -44,21 +48,30 @@ class CardDataInLogsIT {
     // Four digits so that they do not turn up by chance in a timestamp or a port number.
     private static final List<String> CVCS = List.of("7395", "8264", "9153", "6428");
 
+    // Short request deadlines, so that the attacks that stall end within seconds.
+    private static final String DEADLINE = "PT2S";
+
     /**
      * One hostile request.
      *
-     * @param name        for the failure message
-     * @param bytes       what is written to the socket (then its output is shut down)
+     * @param name         for the failure message
+     * @param bytes        what is written to the socket (then its output is shut down, unless it stalls)
      * @param readsTheBody {@code true} when the business listener must read the body and answer 400 with
-     *                    {@code Connection: close} because its framing is broken
+     *                     {@code Connection: close} because its framing is broken
+     * @param stalls       {@code true} when the client then sends nothing more and keeps its side open, until the
+     *                     server gives up on it ({@code http.header-timeout}, {@code http.body-timeout})
+     * @param answer       the status of the business listener's first answer, so that the attack is known to reach
+     *                     the path it is named for; {@code 0} unchecked, {@code -1} no answer at all
      */
-    private record Attack(String name, byte[] bytes, boolean readsTheBody) {
+    private record Attack(String name, byte[] bytes, boolean readsTheBody, boolean stalls, int answer) {
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"text", "json", "text, io.helidon at ALL"})
     void noLogLineHoldsACardNumberOrACvcAfterTheAttackCorpus(String setting, @TempDir Path dir) throws Exception {
-        Map<String, String> properties = new HashMap<>(Map.of("logging.format", setting.split(",")[0]));
+        Map<String, String> properties = new HashMap<>(Map.of("logging.format", setting.split(",")[0],
+                                                              "http.header-timeout", DEADLINE,
+                                                              "http.body-timeout", DEADLINE));
         if (setting.contains("ALL")) {
             // A forker debugging Helidon: every Helidon logger at its finest level, on the shipped logging.properties.
             Path file = dir.resolve("logging.properties");
@@ -73,11 +86,14 @@ class CardDataInLogsIT {
             service.awaitReady(Duration.ofSeconds(30));
             for (Attack attack : corpus()) {
                 for (int port : new int[] {service.businessPort(), service.healthPort()}) {
-                    List<Answer> answers = send(port, attack.bytes());
+                    List<Answer> answers = send(port, attack);
                     String where = attack.name() + " on port " + port + ": " + answers;
                     for (Answer answer : answers) {
                         // 501 is right for a transfer coding the server does not implement (RFC 9112 section 6.1).
                         assertThat(where, answer.status(), not(is(500)));
+                    }
+                    if (attack.answer() != 0 && port == service.businessPort()) {
+                        assertThat(where, answers.isEmpty() ? -1 : answers.getFirst().status(), is(attack.answer()));
                     }
                     if (attack.readsTheBody() && port == service.businessPort()) {
                         assertThat(where, answers.isEmpty(), is(false));
@@ -219,7 +235,7 @@ class CardDataInLogsIT {
                 "4111 1111 1111 1111 cvc " + CVCS.get(1))));
         byte[] head = Bytes.utf8(post("application/json", "Content-Length: " + (Bytes.utf8(body).length + 1) + "\r\n"));
         attacks.add(new Attack("invalid UTF-8 next to card data", Bytes.concat(head, Bytes.utf8(body.replace(
-                "order-1", "order-")), new byte[] {(byte) 0xff, '1'}), false));
+                "order-1", "order-")), new byte[] {(byte) 0xff, '1'}), false, false, 0));
         attacks.add(raw("chunked with a text/plain body", post("text/plain", "Transfer-Encoding: chunked\r\n")
                                                           + "zz\r\n" + body + "\r\n0\r\n\r\n", false));
         // Card data in the request line and the headers.
@@ -255,7 +271,47 @@ class CardDataInLogsIT {
         attacks.add(raw("a TLS hello with card data", "\u0016\u0003\u0001" + PANS.get(2) + CVCS.get(2), false));
         attacks.add(raw("a valid request, then garbage holding card data", "GET /ping HTTP/1.1\r\nHost: x\r\n\r\n"
                 + PANS.get(3) + " " + CVCS.get(3) + "\r\n\r\n", false));
+        // Chunk data not followed by CRLF (request smuggling): 400, Connection: close, the rest never a request.
+        attacks.add(chunked("chunk data followed by two arbitrary bytes", hex + "\r\n" + body + "XX0\r\n\r\nGET /"
+                + PANS.get(0) + "?cvc=" + CVCS.get(0) + " HTTP/1.1\r\nHost: x\r\n\r\n", true));
+        attacks.add(chunked("chunk data followed by a bare LF", "5\r\n" + body.substring(0, 5) + "\n" + hex + "\r\n"
+                + body + "\r\n0\r\n\r\n", true));
+        // The early answers of the HTTP edge, each with card data in every part Helidon may quote.
+        attacks.addAll(earlyAnswers(body));
         return attacks;
+    }
+
+    private static List<Attack> earlyAnswers(String body) {
+        String cardBody = "Content-Type: application/json\r\nContent-Length: " + Bytes.utf8(body).length + "\r\n";
+        String cardHeaders = "Host: x\r\nX-Card: " + PANS.get(1) + "\r\nX-Cvc: " + CVCS.get(1) + "\r\n";
+        return List.of(
+                early("405 with card data in path, headers and body", "PUT /v1/authorizations/" + PANS.get(0) + "?cvc="
+                        + CVCS.get(0) + " HTTP/1.1\r\n" + cardHeaders + cardBody + "\r\n" + body, 405),
+                early("405 for POST /ping with card data", "POST /ping?" + PANS.get(2) + " HTTP/1.1\r\n"
+                        + cardHeaders + cardBody + "\r\n" + body, 405),
+                early("501 for an unknown method with card data", "CHARGE /v1/authorizations/" + PANS.get(3)
+                        + " HTTP/1.1\r\n" + cardHeaders + cardBody + "\r\n" + body, 501),
+                early("501 for a transfer coding with card data", post("application/json", "Transfer-Encoding: "
+                        + PANS.get(4) + ", chunked\r\n") + Integer.toHexString(Bytes.utf8(body).length) + "\r\n"
+                        + body + "\r\n0\r\n\r\n", 501),
+                early("505 for HTTP/2.0 with card data", "GET /" + PANS.get(0) + " HTTP/2.0\r\n" + cardHeaders
+                        + "\r\n", 505),
+                early("505 for HTTP/3 with card data in the version", "GET /ping HTTP/3." + PANS.get(1) + "\r\n"
+                        + cardHeaders + "\r\n", 505),
+                early("414 with card data in an over-long path", "POST /" + (PANS.get(2) + "/" + CVCS.get(2) + "/")
+                        .repeat(250) + " HTTP/1.1\r\n" + cardHeaders + cardBody + "\r\n" + body, 414),
+                early("431 with card data in many headers", "POST /v1/authorizations HTTP/1.1\r\n"
+                        + ("X-Card: " + PANS.get(3) + " " + CVCS.get(3) + "\r\n").repeat(800) + cardBody + "\r\n"
+                        + body, 431),
+                early("HEAD with card data in the path", "HEAD /v1/authorizations/" + PANS.get(4) + "-" + CVCS.get(0)
+                        + " HTTP/1.1\r\n" + cardHeaders + "\r\n", 404),
+                early("415 after Expect: 100-continue, then the card body it never asked for", "POST /v1/authorizations"
+                        + " HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nExpect: 100-continue\r\n"
+                        + "Content-Length: " + Bytes.utf8(body).length + "\r\n\r\n" + body, 415),
+                new Attack("header section that misses its deadline", Bytes.utf8("POST /v1/authorizations/"
+                        + PANS.get(0) + " HTTP/1.1\r\n" + cardHeaders + "X-More: " + CVCS.get(2)), false, true, -1),
+                new Attack("body that misses its deadline", Bytes.utf8(post("application/json", "Content-Length: "
+                        + (Bytes.utf8(body).length + 100) + "\r\n") + body), false, true, -1));
     }
 
     private static String body(String pan, String cvc, String reference) {
@@ -279,7 +335,11 @@ class CardDataInLogsIT {
     }
 
     private static Attack raw(String name, String request, boolean readsTheBody) {
-        return new Attack(name, request.getBytes(StandardCharsets.ISO_8859_1), readsTheBody);
+        return new Attack(name, request.getBytes(StandardCharsets.ISO_8859_1), readsTheBody, false, 0);
+    }
+
+    private static Attack early(String name, String request, int status) {
+        return new Attack(name, request.getBytes(StandardCharsets.ISO_8859_1), false, false, status);
     }
 
 
@@ -293,15 +353,18 @@ class CardDataInLogsIT {
     private record Answer(int status, Map<String, String> headers) {
     }
 
-    // Writes the bytes, shuts the output down (so the server sees the end of the stream instead of waiting for more),
-    // and reads every response until the server closes the connection.
-    private static List<Answer> send(int port, byte[] request) throws IOException {
+    // Writes the bytes, shuts the output down (so the server sees the end of the stream instead of waiting for more;
+    // unless the attack stalls, which waits for the server's deadline), and reads every response until the server
+    // closes the connection.
+    private static List<Answer> send(int port, Attack attack) throws IOException {
         byte[] received;
         try (Socket socket = new Socket("127.0.0.1", port)) {
-            socket.setSoTimeout(10_000);
+            socket.setSoTimeout(attack.stalls() ? 30_000 : 10_000);
             try {
-                socket.getOutputStream().write(request);
-                socket.shutdownOutput();
+                socket.getOutputStream().write(attack.bytes());
+                if (!attack.stalls()) {
+                    socket.shutdownOutput();
+                }
             } catch (IOException e) {
                 // The server may answer and close before it has read everything (a refused request head).
             }
@@ -318,7 +381,7 @@ class CardDataInLogsIT {
                 out.write(buffer, 0, n);
             }
         } catch (SocketTimeoutException e) {
-            throw new IOException("the server neither answered nor closed within 10 s; got: " + out, e);
+            throw new IOException("the server neither answered nor closed in time; got: " + out, e);
         } catch (IOException e) {
             // a reset after the answer
         }

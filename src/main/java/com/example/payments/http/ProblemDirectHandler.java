@@ -23,6 +23,8 @@ import io.helidon.http.Status;
  * <p>Where Helidon's status is not the one RFC 9110 / RFC 6585 asks for, it is corrected: a header section over the
  * listener's limit is 431 (Helidon: 400; recognized by Helidon's message, which reaches this handler because the
  * listeners set {@code error-handling.include-entity}), an HTTP major version other than 1 is 505 (Helidon: 400).
+ * That message may quote request bytes (a request line, a header, a chunk-size line that is a whole body with its
+ * CVC): it is read for the 431 only, and goes neither to the client nor to any log (docs/card-data.md).
  * A {@code HEAD} gets the headers of the problem, {@code Content-Length} included, and no body.
  */
 public final class ProblemDirectHandler implements DirectHandler {
