@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Shared by load-tests/rolling-restart/run.sh and load-tests/drain/run.sh: tools, the jar, HAProxy in front of
 # service instances on 127.0.0.1, the load generator, an event log, and the cleanup of everything started here.
+# load-tests/fault-soak/run.sh uses only the generic ones (lt_log, lt_now_ms, lt_ensure_java, lt_ensure_jar).
 #
 # Instances live in "slots": slot N serves business traffic on $((LT_BASE_PORT + 100 + N)) and health on
 # $((LT_BASE_PORT + 200 + N)). HAProxy knows every slot up front (server sN) and checks each one's
@@ -91,6 +92,11 @@ lt_ensure_tools() {
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   fi
   PY=/usr/bin/python3
+  lt_ensure_java
+}
+
+# lt_ensure_java: JAVA_HOME set to a JDK >= 21 (the given one, else temurin-25, else any under /usr/lib/jvm).
+lt_ensure_java() {
   if [ -z "${JAVA_HOME:-}" ] || [ ! -x "$JAVA_HOME/bin/java" ]; then
     local candidate
     for candidate in /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/*; do

@@ -1,0 +1,357 @@
+#!/usr/bin/env bash
+# Fault soak: two replicas on one shared idempotency store and one issuer simulator, a few thousand payments sent by
+# clients that retry on a random replica, while a driver pauses, terminates and kills replicas and restarts the store.
+# At the end every payment must have exactly one authorization (one id, one body, found by GET on every replica), and
+# the issuer must have decided each payment once and approved none twice.
+#
+#   load-tests/fault-soak/run.sh [--store redis] [--duration 240] [--keys 4000] [--concurrency 32] [--seed N]
+#
+# Writes load-tests/reports/fault-soak-<store>.md (and raw results under load-tests/results/fault-soak-*/) and exits
+# 1 when an invariant breaks, 0 when every one holds, 2 on a usage or setup error. Bounded: the fault window
+# (--duration, default 240 s) plus start-up, the last keys' retries and the verification, about 5-6 minutes on 2 busy
+# cores. Everything runs on 127.0.0.1 on free ports, with its own store and its own simulator (never the shared
+# Redis on 6379); every process it starts is stopped by its PID when it ends, also on Ctrl+C.
+#
+# Faults, drawn in shuffled rounds so every kind comes up: pause a replica (SIGSTOP, SIGCONT 0.5 s to lease - 0.5 s
+# later), pause it longer than the lease (lease + 0.5 s to 2 x lease), restart the store (Redis: SIGKILL, down 0-3 s,
+# back empty: no persistence, every record lost), SIGTERM a replica (graceful drain) and SIGKILL one; a replica that
+# exits is started again on the same ports with the same configuration. FAULT_GAP_MIN_MS / FAULT_GAP_MAX_MS (2000 /
+# 6000) space them; the first comes FIRST_FAULT_S (8) into the run.
+#
+# A new store backend adds three functions, store_<name>_start, store_<name>_restart and store_<name>_stop, plus
+# store_<name>_describe and store_<name>_dump_records (see the redis ones), and nothing else.
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=../rolling-restart/lib.sh
+source "$HERE/../rolling-restart/lib.sh"
+
+STORE=redis
+DURATION=240
+KEYS=4000
+CONCURRENCY=32
+SEED=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --store) STORE=$2; shift 2 ;;
+    --duration) DURATION=$2; shift 2 ;;
+    --keys) KEYS=$2; shift 2 ;;
+    --concurrency) CONCURRENCY=$2; shift 2 ;;
+    --seed) SEED=$2; shift 2 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+case "$STORE" in
+  redis) ;;
+  postgres) echo "--store postgres: the PostgreSQL backend is not there yet (issue 11); add store_postgres_* here" >&2; exit 2 ;;
+  in-memory) echo "--store in-memory: each replica would have its own store, so two replicas cannot share keys; the soak needs a shared store" >&2; exit 2 ;;
+  *) echo "--store must be redis or postgres, not '$STORE'" >&2; exit 2 ;;
+esac
+[[ "$DURATION" =~ ^[0-9]+$ && "$DURATION" -ge 30 && "$DURATION" -le 1800 ]] || { echo "--duration: 30..1800 s" >&2; exit 2; }
+[[ "$KEYS" =~ ^[0-9]+$ && "$KEYS" -ge 10 ]] || { echo "--keys: at least 10" >&2; exit 2; }
+[[ "$CONCURRENCY" =~ ^[0-9]+$ && "$CONCURRENCY" -ge 1 && "$CONCURRENCY" -le 128 ]] || { echo "--concurrency: 1..128" >&2; exit 2; }
+if [ -n "$SEED" ]; then RANDOM=$SEED; fi
+
+# The service under test. Lease floor: in-flight-lease 4 s > authorizer.timeout 2 s + Redis worst case 1.5 s. Drain
+# 5 s > the same 3.5 s; hard deadline 20 s > pre-drain 1 + drain 5 + cleanup 3 s.
+REPLICAS=2
+LEASE_S=4
+AUTHORIZER_TIMEOUT=PT2S
+ISSUER_LATENCY="${ISSUER_LATENCY:-PT0.2S}"    # each issuer call takes 0.2 s + uniform 0..0.6 s: work for faults to hit
+ISSUER_JITTER="${ISSUER_JITTER:-PT0.6S}"
+HEAP="${HEAP:-384m}"
+FIRST_FAULT_S="${FIRST_FAULT_S:-8}"
+FAULT_GAP_MIN_MS="${FAULT_GAP_MIN_MS:-2000}"
+FAULT_GAP_MAX_MS="${FAULT_GAP_MAX_MS:-6000}"
+KEY_DEADLINE_S=90
+DOUBLE_PCT="${DOUBLE_PCT:-20}"                # % of keys submitted twice at once, one on each replica
+SHORT_TIMEOUT_PCT="${SHORT_TIMEOUT_PCT:-10}"  # % of requests whose client gives up after 0.1-0.8 s (else 3 s)
+SERVICE_PROPS=(
+  -Dserver.host=127.0.0.1 -Dhealth-server.host=127.0.0.1
+  -Dauthorizer.type=http "-Dauthorizer.timeout=$AUTHORIZER_TIMEOUT" "-Didempotency.in-flight-lease=PT${LEASE_S}S"
+  -Didempotency.fingerprint-secret=fault-soak-fingerprint-secret
+  -Dshutdown.pre-drain-delay=PT1S -Dshutdown.drain-timeout=PT5S -Dshutdown.cleanup-timeout=PT3S
+  -Dshutdown.metrics-linger=PT0S -Dshutdown.hard-deadline=PT20S
+)
+
+lt_ensure_java
+for tool in curl redis-server redis-cli; do
+  command -v "$tool" >/dev/null || { echo "missing: $tool (Debian: apt-get install -y curl redis-server)" >&2; exit 2; }
+done
+[ -x "$PY" ] || { echo "missing: python3 (Debian: apt-get install -y python3)" >&2; exit 2; }
+lt_ensure_jar
+JAR="$LT_ROOT/target/payments-authorization.jar"
+
+RUN="$LT_DIR/results/fault-soak-$STORE-$(date +%Y%m%dT%H%M%S)"
+mkdir -p "$RUN/metrics"
+EVENTS="$RUN/events.csv"
+echo "epoch_ms,event,target,detail" >"$EVENTS"
+event() { printf '%s,%s,%s,%s\n' "$(lt_now_ms)" "$1" "${2:-}" "${3:-}" >>"$EVENTS"; }
+
+# ---- processes: every one is a child of this shell, tracked by PID, stopped by PID ---------------------------------
+
+declare -A PID_OF=()      # name (replica-1, replica-2, store, issuer, client) -> pid
+# Signals a tracked process only while it is still this shell's child: a PID that ended is never signalled, so a
+# recycled PID (pid_max is small here) that now belongs to somebody else is safe.
+signal_tracked() { # signal_tracked SIGNAL NAME
+  local pid=${PID_OF[$2]:-}
+  [ -n "$pid" ] || return 0
+  [ "$(ps -o ppid= -p "$pid" 2>/dev/null | tr -d ' ')" = "$$" ] || return 0
+  kill "-$1" "$pid" 2>/dev/null || true
+}
+cleanup() {
+  local rc=$? name
+  trap - EXIT INT TERM
+  for name in "${!PID_OF[@]}"; do
+    signal_tracked CONT "$name"
+    signal_tracked KILL "$name"
+  done
+  wait 2>/dev/null || true
+  [ "$rc" -eq 0 ] || lt_log "ended with status $rc; results in $RUN"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+declare -A TAKEN_PORT=()
+# A port nobody listens on, below Linux's ephemeral range (32768+) so no outgoing connection takes it between a
+# replica's exit and its restart on the same port.
+free_port() {
+  local port
+  while :; do
+    port=$((20000 + RANDOM % 12000))
+    [ -z "${TAKEN_PORT[$port]:-}" ] || continue
+    (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && continue
+    TAKEN_PORT[$port]=1
+    echo "$port"
+    return
+  done
+}
+
+wait_exit() { # wait_exit NAME: reaps it; sets EXIT_STATUS
+  local pid=${PID_OF[$1]}
+  EXIT_STATUS=0
+  wait "$pid" 2>/dev/null || EXIT_STATUS=$?
+  unset "PID_OF[$1]"
+}
+
+rand_between() { echo $(( $1 + (RANDOM * 32768 + RANDOM) % ($2 - $1 + 1) )); }
+sleep_ms() { sleep "$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)))"; }
+
+# ---- store backends -------------------------------------------------------------------------------------------------
+# store_<name>_start: starts the store (once), sets STORE_PROPS (the service's -D options for it).
+# store_<name>_restart: the "store restart" fault, run in this shell (it tracks the new PID); sets STORE_RESTARTED to
+# what it did (no commas). store_<name>_stop: stops it.
+# store_<name>_describe: one line for the report. store_<name>_dump_records FILE: every authorization record the
+# store holds, one JSON body per line (the report counts records per reference).
+
+REDIS_PORT=""
+store_redis_run() {
+  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no --dir "$RUN" \
+    --maxmemory-policy noeviction >>"$RUN/redis.log" 2>&1 &
+  PID_OF[store]=$!
+  event store-start redis "pid=${PID_OF[store]} port=$REDIS_PORT"
+  local _
+  for _ in $(seq 100); do
+    [ "$(redis-cli -p "$REDIS_PORT" ping 2>/dev/null)" = PONG ] && return 0
+    sleep 0.05
+  done
+  lt_log "redis-server did not start; see $RUN/redis.log"
+  exit 1
+}
+store_redis_start() {
+  REDIS_PORT=$(free_port)
+  store_redis_run
+  STORE_PROPS=(-Didempotency.store=redis -Didempotency.redis.uri="redis://127.0.0.1:$REDIS_PORT")
+}
+store_redis_restart() {
+  local down_ms
+  down_ms=$(rand_between 0 3000)
+  signal_tracked KILL store
+  wait_exit store
+  sleep_ms "$down_ms"
+  store_redis_run
+  STORE_RESTARTED="SIGKILL; down ${down_ms} ms; back empty"
+}
+store_redis_stop() { signal_tracked TERM store; wait_exit store; }
+store_redis_describe() { echo "$(redis-server --version | cut -d' ' -f1-3), no persistence (--save '' --appendonly no)"; }
+store_redis_dump_records() {
+  redis-cli -p "$REDIS_PORT" --scan --pattern 'payments-authorization:authorization:*' \
+    | sed 's/^/GET /' | redis-cli -p "$REDIS_PORT" >"$1"
+}
+
+# ---- issuer simulator and replicas ----------------------------------------------------------------------------------
+
+start_issuer() {
+  "$JAVA_HOME/bin/java" -Xmx256m -Dissuer.port=0 -Dissuer.simulated-latency="$ISSUER_LATENCY" \
+    -Dissuer.simulated-latency-jitter="$ISSUER_JITTER" -cp "$JAR" com.example.payments.issuer.IssuerSimulator \
+    >"$RUN/issuer.log" 2>&1 &
+  PID_OF[issuer]=$!
+  local _
+  for _ in $(seq 300); do
+    ISSUER_PORT=$(grep -o 'Issuer simulator listening on port [0-9]*' "$RUN/issuer.log" | grep -o '[0-9]*$' || true)
+    [ -n "$ISSUER_PORT" ] && { event issuer-start issuer "pid=${PID_OF[issuer]} port=$ISSUER_PORT"; return 0; }
+    sleep 0.1
+  done
+  lt_log "issuer simulator did not start; see $RUN/issuer.log"
+  exit 1
+}
+
+declare -A BUSINESS_PORT=() HEALTH_PORT=() REPLICA_LOG=() STARTS=()
+start_replica() { # start_replica N: on its own ports, the same configuration every time
+  local n=$1
+  STARTS[$n]=$(( ${STARTS[$n]:-0} + 1 ))
+  REPLICA_LOG[$n]="$RUN/replica-$n-start-${STARTS[$n]}.log"
+  "$JAVA_HOME/bin/java" -Xmx"$HEAP" -Dserver.port="${BUSINESS_PORT[$n]}" -Dhealth-server.port="${HEALTH_PORT[$n]}" \
+    "${SERVICE_PROPS[@]}" -Dauthorizer.http.uri="http://127.0.0.1:$ISSUER_PORT" "${STORE_PROPS[@]}" \
+    -jar "$JAR" >"${REPLICA_LOG[$n]}" 2>&1 &
+  PID_OF[replica-$n]=$!
+  event replica-start "replica-$n" "pid=${PID_OF[replica-$n]}"
+}
+wait_replica_ready() { # wait_replica_ready N: readiness 200 and the signal handlers installed
+  local n=$1 deadline=$(( $(lt_now_ms) + 90000 ))
+  while [ "$(lt_now_ms)" -lt "$deadline" ]; do
+    if grep -q 'serving business traffic' "${REPLICA_LOG[$n]}" && [ "$(curl -s -o /dev/null -w '%{http_code}' \
+        --max-time 1 "http://127.0.0.1:${HEALTH_PORT[$n]}/health/ready")" = 200 ]; then
+      event replica-ready "replica-$n"
+      return 0
+    fi
+    if [ -z "${PID_OF[replica-$n]:-}" ] || ! kill -0 "${PID_OF[replica-$n]}" 2>/dev/null; then
+      lt_log "replica $n died while starting; see ${REPLICA_LOG[$n]}"
+      exit 1
+    fi
+    sleep 0.2
+  done
+  lt_log "replica $n not ready after 90 s; see ${REPLICA_LOG[$n]}"
+  exit 1
+}
+scrape_replica() { # scrape_replica N: its counters so far (they die with it)
+  curl -s --max-time 2 "http://127.0.0.1:${HEALTH_PORT[$1]}/metrics" \
+    >"$RUN/metrics/replica-$1-start-${STARTS[$1]}-$(lt_now_ms).txt" || true
+}
+
+# ---- faults ---------------------------------------------------------------------------------------------------------
+
+fault() { # fault KIND
+  local kind=$1 n ms pid
+  n=$(rand_between 1 "$REPLICAS")
+  case "$kind" in
+    pause|pause-past-lease)
+      if [ "$kind" = pause ]; then ms=$(rand_between 500 $((LEASE_S * 1000 - 500))); else
+        ms=$(rand_between $((LEASE_S * 1000 + 500)) $((LEASE_S * 2000))); fi
+      event fault "replica-$n" "$kind ${ms} ms"
+      signal_tracked STOP "replica-$n"
+      sleep_ms "$ms"
+      signal_tracked CONT "replica-$n"
+      event fault-end "replica-$n" "$kind"
+      lt_log "fault: replica $n paused for $ms ms"
+      ;;
+    store-restart)
+      event fault store "$kind"
+      "store_${STORE}_restart"
+      event fault-end store "$kind: $STORE_RESTARTED"
+      lt_log "fault: $STORE restarted ($STORE_RESTARTED)"
+      ;;
+    sigterm|sigkill)
+      scrape_replica "$n"
+      pid=${PID_OF[replica-$n]}
+      event fault "replica-$n" "$kind pid=$pid"
+      if [ "$kind" = sigterm ]; then signal_tracked TERM "replica-$n"; else signal_tracked KILL "replica-$n"; fi
+      wait_exit "replica-$n"
+      event replica-exit "replica-$n" "$kind status=$EXIT_STATUS"
+      start_replica "$n"
+      wait_replica_ready "$n"
+      event fault-end "replica-$n" "$kind"
+      lt_log "fault: replica $n $kind, exit status $EXIT_STATUS, restarted and ready"
+      ;;
+  esac
+}
+
+drive_faults() { # until DURATION seconds after the clients started, in shuffled rounds of every kind
+  local end=$(( $(lt_now_ms) + DURATION * 1000 )) kinds i j tmp
+  sleep "$FIRST_FAULT_S"
+  while [ "$(lt_now_ms)" -lt "$end" ]; do
+    kinds=(pause pause-past-lease store-restart sigterm sigkill)
+    for ((i = ${#kinds[@]} - 1; i > 0; i--)); do
+      j=$((RANDOM % (i + 1))); tmp=${kinds[i]}; kinds[i]=${kinds[j]}; kinds[j]=$tmp
+    done
+    for kind in "${kinds[@]}"; do
+      [ "$(lt_now_ms)" -lt "$end" ] || break
+      event loadavg "" "$(cut -d' ' -f1 /proc/loadavg)"
+      fault "$kind"
+      sleep_ms "$(rand_between "$FAULT_GAP_MIN_MS" "$FAULT_GAP_MAX_MS")"
+    done
+  done
+}
+
+# ---- the run --------------------------------------------------------------------------------------------------------
+
+lt_log "results in $RUN"
+cat >"$RUN/params.json" <<EOF
+{"store": "$STORE", "duration_s": $DURATION, "keys": $KEYS, "concurrency": $CONCURRENCY, "seed": "${SEED}",
+ "replicas": $REPLICAS, "lease_s": $LEASE_S, "authorizer_timeout": "$AUTHORIZER_TIMEOUT",
+ "issuer_latency": "$ISSUER_LATENCY", "issuer_jitter": "$ISSUER_JITTER", "heap": "$HEAP",
+ "first_fault_s": $FIRST_FAULT_S, "fault_gap_ms": [$FAULT_GAP_MIN_MS, $FAULT_GAP_MAX_MS],
+ "key_deadline_s": $KEY_DEADLINE_S, "double_pct": $DOUBLE_PCT, "short_timeout_pct": $SHORT_TIMEOUT_PCT, "service_props": "$(printf '%s ' "${SERVICE_PROPS[@]}")",
+ "store_description": "$("store_${STORE}_describe")", "jdk": "$("$JAVA_HOME/bin/java" -version 2>&1 | head -1 | tr -d '"')",
+ "cpus": $(nproc), "cpu_model": "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')",
+ "loadavg_start": "$(cut -d' ' -f1-3 /proc/loadavg)", "started": "$(date -u +%Y-%m-%dT%H:%M:%SZ)"}
+EOF
+
+"store_${STORE}_start"
+start_issuer
+for n in $(seq 1 "$REPLICAS"); do
+  BUSINESS_PORT[$n]=$(free_port)
+  HEALTH_PORT[$n]=$(free_port)
+  start_replica "$n"
+done
+for n in $(seq 1 "$REPLICAS"); do wait_replica_ready "$n"; done
+
+REPLICA_ARGS=()
+for n in $(seq 1 "$REPLICAS"); do REPLICA_ARGS+=(--replica "127.0.0.1:${BUSINESS_PORT[$n]}"); done
+"$PY" "$HERE/client.py" soak "${REPLICA_ARGS[@]}" --out "$RUN" --keys "$KEYS" --duration "$DURATION" \
+  --concurrency "$CONCURRENCY" --key-deadline "$KEY_DEADLINE_S" --double-pct "$DOUBLE_PCT" \
+  --short-timeout-pct "$SHORT_TIMEOUT_PCT" ${SEED:+--seed "$SEED"} \
+  >"$RUN/client-soak.json" 2>"$RUN/client-soak.stderr" &
+PID_OF[client]=$!
+event clients-start "" "keys=$KEYS"
+lt_log "clients started: $KEYS keys over $DURATION s; faults from ${FIRST_FAULT_S} s on"
+
+drive_faults
+event faults-stop
+lt_log "fault window over; waiting for the last keys (at most $KEY_DEADLINE_S s)"
+wait_exit client
+event clients-end "" "status=$EXIT_STATUS"
+[ "$EXIT_STATUS" = 0 ] || { lt_log "client failed: $(cat "$RUN/client-soak.stderr")"; exit 1; }
+curl -sf --max-time 5 "http://127.0.0.1:$ISSUER_PORT/stats" >"$RUN/issuer-stats-soak.json" || true
+
+lt_log "verifying: a replay of every key, then GET of its id on every replica"
+"$PY" "$HERE/client.py" verify "${REPLICA_ARGS[@]}" --out "$RUN" --concurrency 16 --short-timeout-pct 0 \
+  --key-deadline 30 >"$RUN/client-verify.json" 2>"$RUN/client-verify.stderr" \
+  || { lt_log "verification failed: $(cat "$RUN/client-verify.stderr")"; exit 1; }
+event verified
+curl -sf --max-time 5 "http://127.0.0.1:$ISSUER_PORT/stats" >"$RUN/issuer-stats.json"
+"store_${STORE}_dump_records" "$RUN/store-records.txt"
+for n in $(seq 1 "$REPLICAS"); do scrape_replica "$n"; done
+
+# Final graceful stops, so that every replica's last shutdown is in the results too.
+for n in $(seq 1 "$REPLICAS"); do
+  signal_tracked TERM "replica-$n"
+  wait_exit "replica-$n"
+  event replica-exit "replica-$n" "final status=$EXIT_STATUS"
+done
+signal_tracked TERM issuer
+wait_exit issuer
+"store_${STORE}_stop"
+echo "{\"loadavg_end\": \"$(cut -d' ' -f1-3 /proc/loadavg)\", \"ended\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\"}" >"$RUN/end.json"
+
+mkdir -p "$LT_DIR/reports"
+REPORT="$LT_DIR/reports/fault-soak-$STORE.md"
+if "$PY" "$HERE/report.py" "$RUN" "$REPORT"; then
+  lt_log "every invariant holds; report: $REPORT"
+else
+  rc=$?
+  lt_log "INVARIANT BROKEN (or report failed, status $rc); report: $REPORT, results: $RUN"
+  exit 1
+fi
