@@ -35,12 +35,15 @@ COPY --from=build /build/target/payments-authorization.jar ./
 # classes it loaded and linked are stored in app.aot. Same flags as the ENTRYPOINT (DockerfileTest checks it), plus
 # -Xmx512m so that a build host with a huge heap does not record uncompressed oops, which the pods (heap < 32 GB) could
 # not use, and -XX:-UsePerfData so that it leaves no /tmp/hsperfdata_root in the image. Ports 0: a build may share the
-# host's network (buildah's chroot isolation does), where 8080 may be taken.
+# host's network (buildah's chroot isolation does), where 8080 may be taken. Small connection caps: the service
+# refuses to start when its caps do not fit `ulimit -n` (docs/hostile-clients.md), some builders run steps at 1024
+# (buildah does), and the training run serves no traffic.
 # The runtime falls back to a normal boot if the cache does not fit. Start-to-ready with and without it:
 # load-tests/reports/image-start.md.
 RUN timeout --preserve-status --signal=TERM 30 \
         java -XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -XX:+UseG1GC -Xmx512m -XX:-UsePerfData \
-        -XX:AOTCacheOutput=app.aot -Dserver.port=0 -Dhealth-server.port=0 -jar payments-authorization.jar \
+        -XX:AOTCacheOutput=app.aot -Dserver.port=0 -Dhealth-server.port=0 \
+        -Dserver.max-tcp-connections=64 -Dhealth-server.max-tcp-connections=8 -jar payments-authorization.jar \
     && test -s app.aot
 # Numeric, so Kubernetes can verify runAsNonRoot without reading /etc/passwd (k8s/base/deployment.yaml: 10001).
 USER 10001:10001

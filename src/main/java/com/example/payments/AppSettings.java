@@ -69,6 +69,9 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
                 values.oneOf("logging.format", LogFormat.class, LogFormat.TEXT),
                 values.oneOf("app.environment", Environment.class, Environment.DEV),
                 AuthSettings.create(values));
+        // After the listener keys this service reads itself (port, connection caps, idle timeouts), so that their
+        // mistakes are reported with their own allowed ranges rather than Helidon's.
+        ListenerConfigs.check(config);
         Duration idle = settings.http().business().longestIdle();
         if (settings.health().progressWindow().compareTo(idle) <= 0) {
             throw new ConfigurationException("health.liveness.progress-window", "'"

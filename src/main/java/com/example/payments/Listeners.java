@@ -10,6 +10,7 @@ import com.example.payments.http.HttpSettings;
 import com.example.payments.http.Json;
 import com.example.payments.http.ProblemDirectHandler;
 import com.example.payments.http.RequestDeadlines;
+import com.example.payments.http.StrictChunkedFraming;
 import com.example.payments.lifecycle.ShutdownSettings;
 
 import com.sun.management.UnixOperatingSystemMXBean;
@@ -38,7 +39,8 @@ import io.helidon.webserver.observe.metrics.MetricsObserver;
  * <p>Both are bounded against hostile and broken clients (docs/hostile-clients.md): a connection cap and idle timeout
  * from their config nodes, a header deadline, problem bodies for what Helidon answers before routing, a request line
  * of at most {@value #MAX_REQUEST_LINE_BYTES} bytes (414 beyond) and a header section of at most
- * {@value #MAX_HEADER_SECTION_BYTES} bytes (431 beyond).
+ * {@value #MAX_HEADER_SECTION_BYTES} bytes (431 beyond), and chunked bodies whose framing is checked (400 and the
+ * connection closed for a chunk not followed by CRLF: request smuggling).
  */
 final class Listeners {
 
@@ -191,18 +193,19 @@ final class Listeners {
                 .directHandlers(problemHandlers(problems))
                 // Ours only: a discovered default HTTP/1.1 protocol beside it would make Helidon sniff every new
                 // connection for the right one, and close an HTTP/1.0 or HTTP/2.0 request line without an answer.
+                // Helidon's HTTP/1.1, with chunk framing checked (request smuggling, see StrictChunkedFraming).
                 .protocolsDiscoverServices(false)
-                .addProtocol(Http1Config.builder()
-                                     .maxPrologueLength(MAX_REQUEST_LINE_BYTES)
-                                     .maxHeadersSize(MAX_HEADER_SECTION_BYTES)
-                                     .addReceiveListener(deadlines.headers())
-                                     .addSendListener(new Http1ConnectionListener() {
-                                         @Override
-                                         public void status(ConnectionContext ctx, Status status) {
-                                             onResponse.run();
-                                         }
-                                     })
-                                     .build());
+                .addConnectionSelector(StrictChunkedFraming.create(Http1Config.builder()
+                        .maxPrologueLength(MAX_REQUEST_LINE_BYTES)
+                        .maxHeadersSize(MAX_HEADER_SECTION_BYTES)
+                        .addReceiveListener(deadlines.headers())
+                        .addSendListener(new Http1ConnectionListener() {
+                            @Override
+                            public void status(ConnectionContext ctx, Status status) {
+                                onResponse.run();
+                            }
+                        })
+                        .build()));
     }
 
     private static DirectHandlers problemHandlers(DirectHandler handler) {

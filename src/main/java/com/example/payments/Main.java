@@ -20,6 +20,7 @@ import com.example.payments.authentication.AuthFailures;
 import com.example.payments.authentication.AuthenticationFilter;
 import com.example.payments.authentication.Authenticator;
 import com.example.payments.authorization.AuthorizationService;
+import com.example.payments.carddata.LogMasking;
 import com.example.payments.config.ConfigurationException;
 import com.example.payments.health.DependencyChecks;
 import com.example.payments.health.HealthService;
@@ -84,7 +85,11 @@ public final class Main {
      * @param args ignored; configure with {@code -Dkey=value}, environment variables or {@code APP_CONFIG_FILE}
      */
     public static void main(String[] args) {
+        // Card numbers are masked on the console before anything can print, and in every log handler once logging is
+        // configured (docs/card-data.md).
+        LogMasking.maskConsole();
         LogConfig.configureRuntime();
+        LogMasking.maskHandlers();
         Running running;
         try {
             Config config = config(System.getenv("APP_CONFIG_FILE"));
@@ -93,7 +98,9 @@ public final class Main {
             running = start(config, settings, List.of(), sequence -> Signals.install(sequence::begin));
         } catch (ConfigurationException | io.helidon.common.config.ConfigException e) {
             // One line, no stack trace: it is what `kubectl describe pod` and a crash-looping pod's log show.
-            System.err.println("Invalid configuration: " + oneLine(e));
+            Throwable reported = e instanceof io.helidon.common.config.ConfigException helidon
+                    ? ConfigurationException.from(helidon).<Throwable>map(named -> named).orElse(e) : e;
+            System.err.println("Invalid configuration: " + oneLine(reported));
             System.exit(2);
             return;
         }

@@ -42,7 +42,8 @@ class AppSettingsTest {
             "idempotency.store#memcached#idempotency.store: 'memcached' is not allowed; allowed: in-memory | redis",
             "health.prober.interval#PT0S#health.prober.interval: 'PT0S' is not allowed; allowed: a duration > PT0S",
             "health.prober.timeout#-PT1S#health.prober.timeout: 'PT-1S' is not allowed; allowed: a duration > PT0S",
-            "health.prober.interval#500ms#health.prober.interval: '500ms' is not an ISO-8601 duration such as PT5S",
+            "health.prober.interval#500ms#health.prober.interval: '500ms' is not an ISO-8601 duration; allowed: a "
+            + "duration > PT0S, e.g. PT5S",
             "shutdown.drain-timeout#PT0S#shutdown.drain-timeout: 'PT0S' is not allowed; allowed: a duration > PT0S",
             "shutdown.pre-drain-delay#-PT1S#shutdown.pre-drain-delay: 'PT-1S' is not allowed; allowed: a duration "
             + ">= PT0S",
@@ -66,7 +67,8 @@ class AppSettingsTest {
             "server.idle-connection-timeout#PT0S#server.idle-connection-timeout: 'PT0S' is not allowed; allowed: a "
             + "duration > PT0S",
             "http.header-timeout#PT0S#http.header-timeout: 'PT0S' is not allowed; allowed: a duration > PT0S",
-            "http.body-timeout#10s#http.body-timeout: '10s' is not an ISO-8601 duration such as PT5S",
+            "http.body-timeout#10s#http.body-timeout: '10s' is not an ISO-8601 duration; allowed: a duration > PT0S, "
+            + "e.g. PT5S",
             "health.liveness.progress-window#PT1S#health.liveness.progress-window: 'PT1S' is not allowed; allowed: "
             + "a duration > health.prober.interval + health.prober.timeout = PT1.5S",
             "health.liveness.progress-window#PT60S#health.liveness.progress-window: 'PT1M' is not allowed; "

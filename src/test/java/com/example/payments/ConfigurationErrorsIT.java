@@ -3,12 +3,17 @@ package com.example.payments;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import com.example.payments.testing.ServiceProcess;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.hasItem;
@@ -17,6 +22,9 @@ import static org.hamcrest.Matchers.not;
 
 /**
  * The packaged service refuses a bad configuration: exit status 2 and one line naming the key and the range.
+ * {@link #aMalformedValueExitsWith2AndOneLineNamingTheKey} walks a table of malformed values (issue 9, kind 10) from
+ * system properties, environment variables and the {@code APP_CONFIG_FILE}; {@code MalformedConfigurationTest} walks
+ * every key in-process.
  */
 class ConfigurationErrorsIT {
 
@@ -122,5 +130,58 @@ class ConfigurationErrorsIT {
         assertThat(exited.output(), hasItem("Invalid configuration: health.circuit-breaker.threshold: '-5' is out of "
                                             + "range; allowed: an integer from 0 to 2147483647"));
         assertThat(exited.output(), not(hasItem("")));
+    }
+
+    static Stream<Arguments> malformedValues() {
+        String secret = "idempotency.fingerprint-secret";
+        return Stream.of(
+                // The issue's input: Lettuce's NumberFormatException used to end the JVM with exit 1.
+                Arguments.of("idempotency.redis.uri", Map.of("idempotency.store", "redis", secret, "s3cr3t-0123456789",
+                        "idempotency.redis.uri", "redis://user:pa55word@127.0.0.1:6379/x"), Map.of(), null),
+                Arguments.of("idempotency.redis.uri", Map.of("idempotency.redis.uri", "redis://127.0.0.1:99999"),
+                             Map.of(), null),
+                Arguments.of("authorizer.http.uri", Map.of("authorizer.type", "http",
+                        "authorizer.http.uri", "http://127.0.0.1:0"), Map.of(), null),
+                Arguments.of("health.prober.interval", Map.of(), Map.of("HEALTH_PROBER_INTERVAL", ""), null),
+                Arguments.of("health.prober.interval", Map.of("health.prober.interval", "PT0.0001S"), Map.of(), null),
+                Arguments.of("shutdown.hard-deadline", Map.of("shutdown.hard-deadline", "PT99999999999999H"),
+                             Map.of(), null),
+                Arguments.of("idempotency.max-keys", Map.of("idempotency.max-keys", "1e5"), Map.of(), null),
+                Arguments.of("logging.format", Map.of("logging.format", "yaml"), Map.of(), null),
+                Arguments.of("server.host", Map.of("server.host", "999.1.1.1"), Map.of(), null),
+                Arguments.of("server.max-concurrent-requests", Map.of("server.max-concurrent-requests", "lots"),
+                             Map.of(), null),
+                Arguments.of("server.idle-connection-timeout", Map.of("server.idle-connection-timeout", "65s"),
+                             Map.of(), null),
+                Arguments.of("server.max-tcp-connections", Map.of("server.max-tcp-connections", "1e3"), Map.of(),
+                             null),
+                Arguments.of("http.header-timeout", Map.of(), Map.of("HTTP_HEADER_TIMEOUT", "5s"), null),
+                Arguments.of("http.body-timeout", Map.of(), Map.of(), "http:\n  body-timeout: [PT10S]\n"),
+                Arguments.of("authorizer.timeout", Map.of(), Map.of(), "authorizer:\n  timeout: [PT5S, PT6S]\n"),
+                Arguments.of("health.prober", Map.of(), Map.of(), "health:\n  prober: PT1S\n"),
+                Arguments.of("shutdown.drain-timeout", Map.of(), Map.of(), "shutdown:\n  drain-timeout: {s: 10}\n"),
+                Arguments.of("health-server.port", Map.of(), Map.of(), "health-server:\n  port:\n"));
+    }
+
+    @ParameterizedTest(name = "{0}: {1} {2} {3}")
+    @MethodSource("malformedValues")
+    void aMalformedValueExitsWith2AndOneLineNamingTheKey(String key, Map<String, String> properties,
+                                                         Map<String, String> env, String yaml, @TempDir Path dir)
+            throws Exception {
+        Map<String, String> environment = new java.util.HashMap<>(env);
+        if (yaml != null) {
+            Path file = dir.resolve("config.yaml");
+            Files.writeString(file, yaml);
+            environment.put("APP_CONFIG_FILE", file.toString());
+        }
+        ServiceProcess.Exited exited = ServiceProcess.runToExit(properties, environment);
+        assertThat(exited.output().toString(), exited.status(), is(2));
+        List<String> errors = exited.output().stream().filter(line -> line.startsWith("Invalid configuration: "))
+                .toList();
+        assertThat(exited.output().toString(), errors.size(), is(1));
+        assertThat(errors.getFirst(), errors.getFirst().startsWith("Invalid configuration: " + key + ": "), is(true));
+        assertThat(errors.getFirst(), errors.getFirst().contains("allowed"), is(true));
+        assertThat(exited.output().stream().anyMatch(line -> line.contains("Exception") || line.startsWith("\tat ")
+                                                             || line.contains("pa55word")), is(false));
     }
 }

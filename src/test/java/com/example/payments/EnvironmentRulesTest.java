@@ -83,7 +83,11 @@ class EnvironmentRulesTest {
         for (String environment : new String[] {"staging", "prod"}) {
             for (String store : new String[] {"in-memory", "redis"}) {
                 Map<String, String> values = secure(environment, store);
-                values.put(key, value == null ? "" : value.equals("DEV_KEY") ? TestCredentials.API_KEYS : value);
+                if (value == null) {
+                    values.remove(key);
+                } else {
+                    values.put(key, value.equals("DEV_KEY") ? TestCredentials.API_KEYS : value);
+                }
                 ConfigurationException refused = assertThrows(ConfigurationException.class, () -> settings(values),
                                                               () -> environment + " " + store + " " + key);
                 assertThat(refused.getMessage(), startsWith(message.replace("ENV", environment)));

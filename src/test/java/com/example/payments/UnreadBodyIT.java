@@ -84,7 +84,7 @@ class UnreadBodyIT {
             if (awaitContinue) {
                 connection.send(head);
                 response = connection.readResponse(false);
-                sendQuietly(connection, SMUGGLED);
+                connection.sendQuietly(SMUGGLED);
             } else {
                 connection.send(head + SMUGGLED);
                 response = connection.readResponse(false);
@@ -101,8 +101,8 @@ class UnreadBodyIT {
             connection.send("POST /v1/authorizations HTTP/1.1\r\nHost: 127.0.0.1\r\n" + AUTH + JSON
                             + "Idempotency-Key: k\r\n"
                             + "Transfer-Encoding: chunked\r\n\r\n4400\r\n");
-            sendQuietly(connection, "a".repeat(0x4400) + "\r\n" + Integer.toHexString(SMUGGLED.length()) + "\r\n"
-                                    + SMUGGLED + "\r\n0\r\n\r\n" + SMUGGLED);
+            connection.sendQuietly("a".repeat(0x4400) + "\r\n" + Integer.toHexString(SMUGGLED.length()) + "\r\n"
+                                   + SMUGGLED + "\r\n0\r\n\r\n" + SMUGGLED);
             RawHttp.Response response = connection.readResponse(false);
             assertThat(response.status(), is(413));
             assertThat(response.connectionClose(), is(true));
@@ -115,7 +115,7 @@ class UnreadBodyIT {
         try (RawHttp connection = RawHttp.connect(service.healthPort(), null, "chunked-get")) {
             connection.send("GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n");
             RawHttp.Response response = connection.readResponse(false);
-            sendQuietly(connection, Integer.toHexString(SMUGGLED.length()) + "\r\n" + SMUGGLED + "\r\n0\r\n\r\n");
+            connection.sendQuietly(Integer.toHexString(SMUGGLED.length()) + "\r\n" + SMUGGLED + "\r\n0\r\n\r\n");
             assertThat(response.status(), is(200));
             assertThat(response.connectionClose(), is(true));
             assertNothingMoreThenClosed(connection);
@@ -158,7 +158,7 @@ class UnreadBodyIT {
                 connection.send("POST /v1/authorizations HTTP/1.1\r\nHost: 127.0.0.1\r\n" + JSON + EXPECT + LENGTH
                                 + "\r\n");
                 RawHttp.Response response = connection.readResponse(false);
-                sendQuietly(connection, SMUGGLED);
+                connection.sendQuietly(SMUGGLED);
                 assertThat(response.status(), is(503));
                 assertThat(response.headers().get("retry-after"), is("1"));
                 assertThat(response.connectionClose(), is(true));
@@ -186,7 +186,7 @@ class UnreadBodyIT {
             connection.send("POST /v1/authorizations HTTP/1.1\r\nHost: 127.0.0.1\r\n" + JSON + EXPECT + LENGTH
                             + "\r\n");
             RawHttp.Response response = connection.readResponse(false);
-            sendQuietly(connection, SMUGGLED);
+            connection.sendQuietly(SMUGGLED);
             assertThat(response.status(), is(503));
             assertThat(response.connectionClose(), is(true));
             assertNothingMoreThenClosed(connection);
@@ -210,11 +210,4 @@ class UnreadBodyIT {
                    is(true));
     }
 
-    private static void sendQuietly(RawHttp connection, String bytes) {
-        try {
-            connection.send(bytes);
-        } catch (IOException e) {
-            // the server may have closed already: the bytes are not read either way
-        }
-    }
 }

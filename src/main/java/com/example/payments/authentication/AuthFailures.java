@@ -3,6 +3,7 @@ package com.example.payments.authentication;
 import java.lang.System.Logger.Level;
 import java.util.List;
 
+import com.example.payments.carddata.PanDetector;
 import com.example.payments.http.Problem;
 import com.example.payments.http.ProblemResponses;
 
@@ -94,9 +95,11 @@ public final class AuthFailures {
                    printable(req.path().path()), req.remotePeer().host());
     }
 
-    // The path is the client's: no line breaks or other control characters into the log, and not all of a long one.
+    // The path is the client's: no card number (masked here, not only by the log handlers), no line breaks or other
+    // control characters, and not all of a long one.
     private static String printable(String path) {
-        String shown = path.length() > MAX_LOGGED_PATH ? path.substring(0, MAX_LOGGED_PATH) + "..." : path;
+        String masked = PanDetector.mask(path);
+        String shown = masked.length() > MAX_LOGGED_PATH ? masked.substring(0, MAX_LOGGED_PATH) + "..." : masked;
         return shown.replaceAll("\\p{Cntrl}", "?");
     }
 

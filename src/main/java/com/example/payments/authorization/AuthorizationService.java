@@ -9,6 +9,7 @@ import java.util.Optional;
 import com.example.payments.authentication.AuthFailures;
 import com.example.payments.authentication.Caller;
 import com.example.payments.http.Json;
+import com.example.payments.http.JsonBody;
 import com.example.payments.http.Problem;
 import com.example.payments.http.ProblemResponses;
 import com.example.payments.idempotency.IdempotencyKey;
@@ -19,7 +20,6 @@ import io.helidon.http.HeaderName;
 import io.helidon.http.HttpMediaType;
 import io.helidon.http.Method;
 import io.helidon.http.PathMatchers;
-import io.helidon.http.media.jackson.JacksonRuntimeException;
 import io.helidon.metrics.api.MeterRegistry;
 import io.helidon.webserver.http.HttpRules;
 import io.helidon.webserver.http.HttpService;
@@ -42,7 +42,9 @@ import io.helidon.webserver.http.ServerResponse;
  *     <li>{@code GET /v1/authorizations/{id}}: 200 with the same bytes as the 201, or 404 for an unknown id and for
  *     another merchant's authorization alike; {@code HEAD} gets the same status and headers without a body.</li>
  * </ul>
- * Every error is an RFC 9457 problem. A decline is a processed request: 201 with {@code "status":"DECLINED"}.
+ * Every error is an RFC 9457 problem. A decline is a processed request: 201 with {@code "status":"DECLINED"}. The
+ * body must be strict UTF-8 JSON and hold no card number outside {@code card} (400, docs/card-data.md); a body whose
+ * chunked framing is broken is a 400 with {@code Connection: close}.
  */
 public final class AuthorizationService implements HttpService, AutoCloseable {
 
@@ -109,7 +111,7 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
         }
         // The body is read before the key is looked at: a chunked body over the limit only shows its size while it
         // is read, and 413 comes before 400 (DESIGN §6). Reading throws the 413 for the direct handler to answer.
-        RequestValidator.Result body = read(req);
+        RequestValidator.Result body = read(req, res);
         Optional<IdempotencyKey> key = operation.key(req, res);
         if (key.isEmpty()) {
             return;
@@ -131,18 +133,14 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
         operation.execute(req, res, caller.merchantId(), key, request.canonicalForm(), work.of(request));
     }
 
-    private RequestValidator.Result read(ServerRequest req) {
-        if (!req.content().hasEntity()) {
-            return new RequestValidator.Invalid(List.of(Problem.FieldError.body("#", "the body must be a JSON object")));
-        }
-        JsonNode body;
-        try {
-            body = req.content().as(JsonNode.class);
-        } catch (JacksonRuntimeException e) {
-            // Jackson's message quotes the offending input, which may be a card number: never pass it on.
-            return new RequestValidator.Invalid(List.of(Problem.FieldError.body("#", "the body is not valid JSON")));
-        }
-        return validator.validate(body);
+    // Strict UTF-8 JSON (RFC 8259); a body whose framing is broken is answered here and its connection closed.
+    private RequestValidator.Result read(ServerRequest req, ServerResponse res) {
+        return switch (JsonBody.read(req)) {
+        case JsonBody.Parsed parsed -> validator.validate(parsed.json());
+        case JsonBody.Invalid invalid -> new RequestValidator.Invalid(List.of(invalid.error()));
+        case JsonBody.Unreadable unreadable ->
+                throw ProblemResponses.sendAndClose(req, res, ProblemResponses.unreadableBody());
+        };
     }
 
     // Exactly application/json (any parameters, such as charset): a wildcard such as */* is not a content type.

@@ -26,6 +26,7 @@ import com.example.payments.issuer.IssuerSettings;
 public record AuthorizerSettings(Duration timeout, Type type, Optional<URI> httpUri, IssuerSettings ruleBased) {
 
     private static final String URI_KEY = "authorizer.http.uri";
+    private static final String URI_ALLOWED = "an absolute http:// or https:// URI with a host";
 
     /** Which {@link Authorizer} the service calls. */
     public enum Type {
@@ -44,10 +45,13 @@ public record AuthorizerSettings(Duration timeout, Type type, Optional<URI> http
      */
     public static AuthorizerSettings create(ConfigValues values) {
         Type type = values.oneOf("authorizer.type", Type.class, Type.RULE_BASED);
+        // A URI is checked even when the rule-based authorizer ignores it: a mistake fails now, not at the switch.
+        boolean checkUri = type == Type.HTTP || values.string(URI_KEY, URI_ALLOWED).isPresent();
+        Optional<URI> uri = checkUri ? Optional.of(httpUri(values)) : Optional.empty();
         return new AuthorizerSettings(
                 values.positiveDuration("authorizer.timeout", Duration.ofSeconds(5)),
                 type,
-                type == Type.HTTP ? Optional.of(httpUri(values)) : Optional.empty(),
+                type == Type.HTTP ? uri : Optional.empty(),
                 IssuerSettings.create(values, "authorizer"));
     }
 
@@ -55,7 +59,8 @@ public record AuthorizerSettings(Duration timeout, Type type, Optional<URI> http
     private static URI httpUri(ConfigValues values) {
         String allowed = "allowed: an absolute http:// or https:// URI with a host and no query, e.g. "
                          + "http://issuer.internal:8090, when authorizer.type is http";
-        String raw = values.string(URI_KEY).orElseThrow(() -> new ConfigurationException(URI_KEY, "missing; " + allowed));
+        String raw = values.string(URI_KEY, URI_ALLOWED)
+                .orElseThrow(() -> new ConfigurationException(URI_KEY, "missing; " + allowed));
         URI uri;
         try {
             uri = new URI(raw.trim());
@@ -65,6 +70,10 @@ public record AuthorizerSettings(Duration timeout, Type type, Optional<URI> http
         boolean http = "http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
         if (!http || uri.getHost() == null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
             throw new ConfigurationException(URI_KEY, "not an http:// or https:// URI with a host; " + allowed);
+        }
+        if (uri.getPort() == 0 || uri.getPort() > 65535) {
+            throw new ConfigurationException(URI_KEY, "port " + uri.getPort() + " is out of range (1 to 65535); "
+                                                      + allowed);
         }
         return uri;
     }

@@ -7,6 +7,7 @@ import java.util.Currency;
 import java.util.List;
 import java.util.regex.Pattern;
 
+import com.example.payments.carddata.PanDetector;
 import com.example.payments.http.Problem.FieldError;
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -15,8 +16,10 @@ import com.fasterxml.jackson.databind.JsonNode;
  *
  * <p>Rules (DESIGN §6): {@code merchantId} present; {@code amount.value} an integer {@code > 0} in minor units;
  * {@code amount.currency} an ISO 4217 code; {@code card.number} a Luhn-valid string of 12 to 19 digits; expiry not in
- * the past; {@code card.cvc} 3 or 4 digits. Error details never quote the submitted value: a card number typed as a
- * JSON number, a PAN one digit short or a CVC in the wrong field must not come back in a response or a log.
+ * the past; {@code card.cvc} 3 or 4 digits; the free-text fields {@code merchantId} and {@code reference} hold no card
+ * number ({@link PanDetector}: 13 to 19 digits passing the Luhn check, also split by spaces or dashes). Error details
+ * never quote the submitted value: a card number typed as a JSON number, a PAN one digit short or a CVC in the wrong
+ * field must not come back in a response or a log.
  */
 final class RequestValidator {
 
@@ -25,6 +28,9 @@ final class RequestValidator {
     private static final Pattern CVC = Pattern.compile("[0-9]{3,4}");
     private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
     private static final int MAX_REFERENCE = 128;
+    // Free text is stored, replayed and returned by GET: a card number there would be kept in clear (PCI DSS 3.5.1).
+    private static final String NO_CARD_DATA = "must not contain a card number (13 to 19 digits passing the Luhn "
+            + "check, also split by spaces or dashes); card data goes in #/card only";
 
     private final Clock clock;
 
@@ -60,6 +66,8 @@ final class RequestValidator {
         String merchantId = text(body, "merchantId");
         if (merchantId == null || !MERCHANT_ID.matcher(merchantId).matches()) {
             errors.add(FieldError.body("#/merchantId", "required: 1 to 64 characters of A-Z, a-z, 0-9, '.', '_', '-'"));
+        } else if (PanDetector.containsPan(merchantId)) {
+            errors.add(FieldError.body("#/merchantId", NO_CARD_DATA));
         }
         String reference = null;
         JsonNode referenceNode = body.get("reference");
@@ -68,6 +76,9 @@ final class RequestValidator {
             if (reference == null || reference.length() > MAX_REFERENCE || reference.chars().anyMatch(Character::isISOControl)) {
                 errors.add(FieldError.body("#/reference", "optional: a string of at most " + MAX_REFERENCE
                                                            + " printable characters"));
+                reference = null;
+            } else if (PanDetector.containsPan(reference)) {
+                errors.add(FieldError.body("#/reference", NO_CARD_DATA));
                 reference = null;
             }
         }

@@ -13,9 +13,17 @@ import io.helidon.config.Config;
  * Reads typed values from a config tree and turns every mistake into a {@link ConfigurationException} that names the
  * key and the allowed range, so a typo fails at startup instead of at the first request (or at the first SIGTERM).
  *
- * <p>Durations are ISO-8601 ({@code PT0.5S}, {@code PT10S}, {@code PT24H}).
+ * <p>A key that is absent takes its default. A key that is present must hold one non-empty value: an empty value
+ * ({@code interval: ""}, {@code HEALTH_PROBER_INTERVAL=}), a list or an object where one value is expected, or a
+ * value where an object is expected ({@code health: PT1S}) is an error, never a silent default.
+ *
+ * <p>Durations are ISO-8601 ({@code PT0.5S}, {@code PT10S}, {@code PT24H}), in whole milliseconds, at most
+ * {@link #MAX_DURATION} (a year: longer is a typo, and sums of such values would overflow).
  */
 public final class ConfigValues {
+
+    /** Longest accepted duration: PT8760H (365 days). */
+    public static final Duration MAX_DURATION = Duration.ofDays(365);
 
     private final Config root;
 
@@ -34,15 +42,15 @@ public final class ConfigValues {
     }
 
     /**
-     * A duration strictly greater than zero.
+     * A duration strictly greater than zero, in whole milliseconds, at most {@link #MAX_DURATION}.
      *
      * @param key          full key
      * @param defaultValue used when the key is absent
      * @return the duration
-     * @throws ConfigurationException when unparsable or not positive
+     * @throws ConfigurationException when empty, unparsable, not positive, finer than 1 ms or longer than a year
      */
     public Duration positiveDuration(String key, Duration defaultValue) {
-        Duration value = duration(key, defaultValue);
+        Duration value = duration(key, defaultValue, "a duration > PT0S");
         if (value.isZero() || value.isNegative()) {
             throw new ConfigurationException(key, "'" + value + "' is not allowed; allowed: a duration > PT0S");
         }
@@ -50,15 +58,15 @@ public final class ConfigValues {
     }
 
     /**
-     * A duration greater than or equal to zero.
+     * A duration greater than or equal to zero, in whole milliseconds, at most {@link #MAX_DURATION}.
      *
      * @param key          full key
      * @param defaultValue used when the key is absent
      * @return the duration
-     * @throws ConfigurationException when unparsable or negative
+     * @throws ConfigurationException when empty, unparsable, negative, finer than 1 ms or longer than a year
      */
     public Duration nonNegativeDuration(String key, Duration defaultValue) {
-        Duration value = duration(key, defaultValue);
+        Duration value = duration(key, defaultValue, "a duration >= PT0S");
         if (value.isNegative()) {
             throw new ConfigurationException(key, "'" + value + "' is not allowed; allowed: a duration >= PT0S");
         }
@@ -73,10 +81,10 @@ public final class ConfigValues {
      * @param min          smallest allowed value
      * @param max          largest allowed value
      * @return the value
-     * @throws ConfigurationException when not an integer or out of range
+     * @throws ConfigurationException when empty, not an integer or out of range
      */
     public long longInRange(String key, long defaultValue, long min, long max) {
-        Optional<String> raw = string(key);
+        Optional<String> raw = value(key, range(min, max));
         if (raw.isEmpty()) {
             return defaultValue;
         }
@@ -101,10 +109,12 @@ public final class ConfigValues {
      * @param defaultValue used when the key is absent
      * @param <E>          enum type
      * @return the constant
-     * @throws ConfigurationException when the value names no constant
+     * @throws ConfigurationException when empty or the value names no constant
      */
     public <E extends Enum<E>> E oneOf(String key, Class<E> type, E defaultValue) {
-        Optional<String> raw = string(key);
+        String allowed = Arrays.stream(type.getEnumConstants()).map(ConfigValues::configName)
+                .collect(Collectors.joining(" | "));
+        Optional<String> raw = value(key, allowed);
         if (raw.isEmpty()) {
             return defaultValue;
         }
@@ -113,19 +123,47 @@ public final class ConfigValues {
                 return constant;
             }
         }
-        String allowed = Arrays.stream(type.getEnumConstants()).map(ConfigValues::configName)
-                .collect(Collectors.joining(" | "));
         throw new ConfigurationException(key, "'" + raw.get() + "' is not allowed; allowed: " + allowed);
     }
 
     /**
-     * A string value, if present and not blank.
+     * A string value, if present.
      *
      * @param key full key
-     * @return the value
+     * @return the value, empty when the key is absent
+     * @throws ConfigurationException when the key is present but empty, a list or an object
      */
     public Optional<String> string(String key) {
-        return root.get(key).asString().asOptional().filter(s -> !s.isBlank());
+        return string(key, "a non-empty value");
+    }
+
+    /**
+     * A string value, if present.
+     *
+     * @param key     full key
+     * @param allowed what the key accepts, for the error message (e.g. {@code redis://host:port})
+     * @return the value, empty when the key is absent
+     * @throws ConfigurationException when the key is present but empty, a list or an object
+     */
+    public Optional<String> string(String key, String allowed) {
+        return value(key, allowed);
+    }
+
+    /**
+     * A string value where an empty value means "unset" on purpose (e.g. a Secret key blanked when a rotation ends).
+     *
+     * @param key     full key
+     * @param allowed what the key accepts, for the error message
+     * @return the value, empty when the key is absent or blank
+     * @throws ConfigurationException when the key is a list or an object
+     */
+    public Optional<String> stringOrUnset(String key, String allowed) {
+        requireObjectParents(key);
+        Config node = root.get(key);
+        if (node.exists() && node.type() == Config.Type.VALUE && node.asString().orElse("").isBlank()) {
+            return Optional.empty();
+        }
+        return value(key, allowed);
     }
 
     /**
@@ -138,16 +176,63 @@ public final class ConfigValues {
         return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
-    private Duration duration(String key, Duration defaultValue) {
-        Optional<String> raw = string(key);
+    // The one value under a key: empty when the key is absent; an error for anything but one non-blank value.
+    private Optional<String> value(String key, String allowed) {
+        requireObjectParents(key);
+        Config node = root.get(key);
+        if (!node.exists()) {
+            return Optional.empty();
+        }
+        if (node.type() != Config.Type.VALUE) {
+            String shape = node.type() == Config.Type.LIST ? "a list" : "an object";
+            throw new ConfigurationException(key, shape + " where one value is expected; allowed: " + allowed);
+        }
+        Optional<String> raw = node.asString().asOptional();
+        if (raw.isEmpty() || raw.get().isBlank()) {
+            throw new ConfigurationException(key, "empty; allowed: " + allowed + " (or no key at all for the default)");
+        }
+        return raw;
+    }
+
+    // "health: PT1S" would leave every health.* key absent, or (over the shipped section) be merged away: either way
+    // the defaults would be taken in silence.
+    private void requireObjectParents(String key) {
+        int dot = key.indexOf('.');
+        while (dot > 0) {
+            String parent = key.substring(0, dot);
+            Config node = root.get(parent);
+            // An empty section ("http:" with its keys commented out) reads as an empty value: that is no mistake.
+            boolean value = node.hasValue() && !node.asString().orElse("").isBlank();
+            if (node.type() == Config.Type.LIST || value) {
+                throw new ConfigurationException(parent, (value ? "a value" : "a list") + " where an object is "
+                                                         + "expected; allowed: an object with keys such as "
+                                                         + key.substring(dot + 1));
+            }
+            dot = key.indexOf('.', dot + 1);
+        }
+    }
+
+    private Duration duration(String key, Duration defaultValue, String allowed) {
+        Optional<String> raw = value(key, allowed + ", e.g. PT5S");
         if (raw.isEmpty()) {
             return defaultValue;
         }
+        Duration value;
         try {
-            return Duration.parse(raw.get().trim());
+            value = Duration.parse(raw.get().trim());
         } catch (DateTimeParseException e) {
-            throw new ConfigurationException(key, "'" + raw.get() + "' is not an ISO-8601 duration such as PT5S");
+            throw new ConfigurationException(key, "'" + raw.get() + "' is not an ISO-8601 duration; allowed: " + allowed
+                                                  + ", e.g. PT5S");
         }
+        if (value.getNano() % 1_000_000 != 0) {
+            throw new ConfigurationException(key, "'" + value + "' is finer than a millisecond; allowed: " + allowed
+                                                  + " in whole milliseconds, e.g. PT0.25S");
+        }
+        if (value.abs().compareTo(MAX_DURATION) > 0) {
+            throw new ConfigurationException(key, "'" + value + "' is longer than a year; allowed: " + allowed
+                                                  + " and <= " + MAX_DURATION);
+        }
+        return value;
     }
 
     private static String range(long min, long max) {

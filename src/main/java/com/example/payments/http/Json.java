@@ -20,6 +20,8 @@ public final class Json {
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            // A parser error must never carry the body it was reading (it could hold a card number or a CVC).
+            .disable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION)
             .build();
 
     private Json() {

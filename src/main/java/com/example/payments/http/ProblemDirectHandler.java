@@ -23,6 +23,8 @@ import io.helidon.http.Status;
  * <p>Where Helidon's status is not the one RFC 9110 / RFC 6585 asks for, it is corrected: a header section over the
  * listener's limit is 431 (Helidon: 400; recognized by Helidon's message, which reaches this handler because the
  * listeners set {@code error-handling.include-entity}), an HTTP major version other than 1 is 505 (Helidon: 400).
+ * That message may quote request bytes (a request line, a header, a chunk-size line that is a whole body with its
+ * CVC): it is read for the 431 only, and goes neither to the client nor to any log (docs/card-data.md).
  * A {@code HEAD} gets the headers of the problem, {@code Content-Length} included, and no body.
  */
 public final class ProblemDirectHandler implements DirectHandler {
@@ -74,7 +76,7 @@ public final class ProblemDirectHandler implements DirectHandler {
         case 505 -> httpVersionNotSupported();
         case 404 -> ProblemResponses.notFound("No such resource on this port.");
         case 503 -> ProblemResponses.overloaded();
-        case 500 -> internal(eventType, message);
+        case 500 -> internal(eventType);
         // Any other status Helidon chose (405, 431, 505 for HTTP/1.0, ...) keeps its code, as a problem.
         default -> Problem.of("http-" + defaultStatus.code(), defaultStatus.reasonPhrase(), defaultStatus.code(),
                               defaultStatus.reasonPhrase() + ".");
@@ -124,9 +126,10 @@ public final class ProblemDirectHandler implements DirectHandler {
                 .orElse(false);
     }
 
-    private static Problem internal(EventType eventType, String message) {
-        // The message may quote request data; it goes to the log at debug only, never to the client.
-        LOGGER.log(Level.DEBUG, "Direct handler event {0}: {1}", eventType, message);
+    private static Problem internal(EventType eventType) {
+        // Helidon's message may quote request bytes (a chunk-size line can be a whole body, CVC included): it goes
+        // neither to the client nor to the log.
+        LOGGER.log(Level.DEBUG, "Direct handler event {0} answered 500", eventType);
         return ProblemResponses.internalError();
     }
 }

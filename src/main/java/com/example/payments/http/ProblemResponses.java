@@ -1,9 +1,13 @@
 package com.example.payments.http;
 
+import java.util.List;
+
 import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
+import io.helidon.http.HeaderValues;
 import io.helidon.http.HttpMediaType;
 import io.helidon.http.Status;
+import io.helidon.webserver.CloseConnectionException;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 
@@ -34,6 +38,22 @@ public final class ProblemResponses {
                 .header(HeaderNames.CONTENT_TYPE, PROBLEM_JSON.text())
                 .header(HeaderNames.CACHE_CONTROL, "no-store");
         ResponseBodies.send(req, res, Json.bytes(problem));
+    }
+
+    /**
+     * Sends a problem with {@code Connection: close} and returns the exception that makes Helidon close the connection
+     * right after it (RFC 9112 section 9.6): for a request whose framing is broken, where the bytes that follow could
+     * be read as another request. Use it as {@code throw ProblemResponses.sendAndClose(req, res, problem)}.
+     *
+     * @param req     the request
+     * @param res     response not yet sent
+     * @param problem the body
+     * @return the exception to throw from the handler; its message is fixed and quotes nothing from the request
+     */
+    public static CloseConnectionException sendAndClose(ServerRequest req, ServerResponse res, Problem problem) {
+        res.header(HeaderValues.CONNECTION_CLOSE);
+        send(req, res, problem);
+        return new CloseConnectionException("Request framing broken: answered " + problem.status() + " and closed");
     }
 
     /**
@@ -151,5 +171,19 @@ public final class ProblemResponses {
      */
     public static Problem badRequest() {
         return Problem.of("bad-request", "Bad request", 400, "The HTTP request could not be parsed.");
+    }
+
+    /**
+     * 400 for a request body that could not be read: broken chunked framing (a chunk size that is not hex, a chunk
+     * extension, chunk data not followed by CRLF, a bad last chunk) or a body that ends early. Sent with
+     * {@code Connection: close}.
+     *
+     * @return the problem
+     */
+    public static Problem unreadableBody() {
+        return Problem.of("malformed-body", "Malformed request body", 400,
+                          "The request body could not be read: its transfer coding is malformed (chunk extensions are "
+                          + "not accepted; each chunk's data ends with CRLF). The connection is closed.")
+                .withErrors(List.of(Problem.FieldError.body("#", "the body's framing is malformed")));
     }
 }

@@ -1,11 +1,15 @@
 package com.example.payments.idempotency;
 
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Optional;
 
 import com.example.payments.config.ConfigValues;
 import com.example.payments.config.ConfigurationException;
+
+import io.lettuce.core.RedisURI;
 
 /**
  * Validated {@code idempotency.*} configuration.
@@ -99,22 +103,27 @@ public record IdempotencySettings(Store store, Duration inFlightLease, Duration 
      */
     public static IdempotencySettings create(ConfigValues values) {
         Store store = values.oneOf("idempotency.store", Store.class, Store.IN_MEMORY);
-        String secret = values.string("idempotency.fingerprint-secret")
+        String secret = values.string("idempotency.fingerprint-secret",
+                                      "a secret of at least " + MIN_SECRET_LENGTH + " characters")
                 .orElseThrow(() -> new ConfigurationException("idempotency.fingerprint-secret",
                         "missing; allowed: a secret of at least " + MIN_SECRET_LENGTH + " characters"));
         if (secret.length() < MIN_SECRET_LENGTH) {
             throw new ConfigurationException("idempotency.fingerprint-secret",
                     "too short (" + secret.length() + " characters); allowed: at least " + MIN_SECRET_LENGTH);
         }
-        Optional<String> previous = values.string("idempotency.fingerprint-secret-previous")
-                .filter(value -> !value.isBlank());
+        // Empty means "not rotating": a blanked Secret key must not stop the rollout that ends a rotation.
+        Optional<String> previous = values.stringOrUnset("idempotency.fingerprint-secret-previous",
+                                                  "the secret used before the current one, at least "
+                                                  + MIN_SECRET_LENGTH + " characters");
         if (previous.isPresent() && (previous.get().length() < MIN_SECRET_LENGTH || previous.get().equals(secret))) {
             throw new ConfigurationException("idempotency.fingerprint-secret-previous", "not allowed ("
                     + previous.get().length() + " characters" + (previous.get().equals(secret) ? ", equal to "
                     + "idempotency.fingerprint-secret" : "") + "); allowed: unset, or the secret used before the "
                     + "current one, at least " + MIN_SECRET_LENGTH + " characters");
         }
-        Optional<RedisSettings> redis = store == Store.REDIS ? Optional.of(redis(values)) : Optional.empty();
+        // Read whatever the store, so that a mistake under idempotency.redis fails now, not when the store is switched.
+        RedisSettings redisSettings = redis(values, store == Store.REDIS);
+        Optional<RedisSettings> redis = store == Store.REDIS ? Optional.of(redisSettings) : Optional.empty();
         return new IdempotencySettings(store,
                 values.positiveDuration("idempotency.in-flight-lease", Duration.ofSeconds(10)),
                 values.positiveDuration("idempotency.retention", Duration.ofHours(24)),
@@ -148,26 +157,58 @@ public record IdempotencySettings(Store store, Duration inFlightLease, Duration 
         }).orElse(new StoreBounds(Duration.ZERO, Duration.ZERO));
     }
 
-    private static RedisSettings redis(ConfigValues values) {
-        String key = "idempotency.redis.uri";
-        String raw = values.string(key).orElseThrow(() -> new ConfigurationException(key,
-                "missing; allowed: redis://[user:password@]host[:port][/db] or rediss://... when "
-                + "idempotency.store is redis"));
-        URI uri;
-        try {
-            uri = URI.create(raw.trim());
-        } catch (IllegalArgumentException e) {
-            throw new ConfigurationException(key, "not a URI; allowed: redis://host:port or rediss://host:port");
-        }
-        if (!"redis".equals(uri.getScheme()) && !"rediss".equals(uri.getScheme()) || uri.getHost() == null) {
-            throw new ConfigurationException(key, "scheme or host missing; allowed: redis://host:port or "
-                                                  + "rediss://host:port");
-        }
-        return new RedisSettings(uri,
-                values.string("idempotency.redis.key-prefix").orElse("payments-authorization:"),
+    // Validated whatever the store; with another store the result is dropped (and its uri may be null).
+    private static RedisSettings redis(ConfigValues values, boolean required) {
+        return new RedisSettings(redisUri(values, required),
+                values.string("idempotency.redis.key-prefix", "a key prefix such as payments-authorization:")
+                        .orElse("payments-authorization:"),
                 values.positiveDuration("idempotency.redis.connect-timeout", Duration.ofSeconds(1)),
                 values.positiveDuration("idempotency.redis.command-timeout", Duration.ofMillis(500)),
                 (int) values.longInRange("idempotency.redis.min-replicas-ack", 0, 0, 16));
+    }
+
+    // The value is never echoed: it may carry a password. Lettuce parses it once more when connecting, so what it would
+    // refuse (a database that is not a number, a port out of range) must be refused here, with the key named.
+    private static URI redisUri(ConfigValues values, boolean required) {
+        String key = "idempotency.redis.uri";
+        String range = "redis://[user:password@]host[:port][/database] or rediss://... (TLS), database a number from "
+                       + "0, port from 1 to 65535, no query";
+        String allowed = "allowed: " + range;
+        Optional<String> configured = values.string(key, range);
+        if (configured.isEmpty() && !required) {
+            return null;
+        }
+        String raw = configured.orElseThrow(() -> new ConfigurationException(key,
+                "missing; " + allowed + ", when idempotency.store is redis"));
+        URI uri;
+        try {
+            uri = new URI(raw.trim());
+        } catch (URISyntaxException e) {
+            throw new ConfigurationException(key, "not a URI; " + allowed);
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("redis") && !scheme.equals("rediss")) {
+            throw new ConfigurationException(key, "the scheme is not redis or rediss; " + allowed);
+        }
+        if (uri.getHost() == null || uri.getHost().isBlank()) {
+            throw new ConfigurationException(key, "no host (or a host name Java cannot parse); " + allowed);
+        }
+        if (uri.getPort() == 0 || uri.getPort() > 65535) {
+            throw new ConfigurationException(key, "port " + uri.getPort() + " is out of range; " + allowed);
+        }
+        String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+        if (!path.isEmpty() && !path.equals("/") && !path.matches("/[0-9]{1,9}")) {
+            throw new ConfigurationException(key, "the database after the host is not a number; " + allowed);
+        }
+        if (uri.getRawQuery() != null || uri.getRawFragment() != null) {
+            throw new ConfigurationException(key, "a query or fragment is not accepted; " + allowed);
+        }
+        try {
+            RedisURI.create(uri);
+        } catch (RuntimeException e) {
+            throw new ConfigurationException(key, "not a Redis URI the client accepts; " + allowed);
+        }
+        return uri;
     }
 
     @Override

@@ -110,6 +110,18 @@ class DockerfileTest {
     }
 
     @Test
+    void aotTrainingRunStartsUnderABuildersFileDescriptorLimitOf1024() {
+        // The service exits 2 when both connection caps, what it holds at startup (about 200 descriptors) and 64
+        // spare do not fit `ulimit -n`; buildah runs build steps at 1024, where the default caps (1000 + 32) cannot.
+        String training = String.join(" ", stage(instructions("FROM").size() - 1));
+        Matcher business = Pattern.compile("-Dserver\\.max-tcp-connections=(\\d+)").matcher(training);
+        Matcher health = Pattern.compile("-Dhealth-server\\.max-tcp-connections=(\\d+)").matcher(training);
+        assertTrue(business.find() && health.find(), "the training run sets both connection caps");
+        int needed = Integer.parseInt(business.group(1)) + Integer.parseInt(health.group(1)) + 64 + 400;
+        assertTrue(needed <= 1024, () -> "caps + 64 spare + 400 held at startup = " + needed + " > 1024");
+    }
+
+    @Test
     void buildContextIsAnAllowListOfPomAndMainSources() throws IOException {
         List<String> lines = Files.readAllLines(DeployTools.projectRoot().resolve(".dockerignore")).stream()
                 .map(String::trim).filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();

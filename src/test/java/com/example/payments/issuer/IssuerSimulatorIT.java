@@ -142,7 +142,7 @@ class IssuerSimulatorIT {
         ServiceProcess.Exited exited = IssuerSimulatorProcess.runToExit(Map.of("issuer.simulated-latency", "2s"));
         assertThat(exited.status(), is(2));
         assertThat(exited.output(), hasItem("Invalid configuration: issuer.simulated-latency: '2s' is not an "
-                                            + "ISO-8601 duration such as PT5S"));
+                                            + "ISO-8601 duration; allowed: a duration >= PT0S, e.g. PT5S"));
     }
 
     @Test

@@ -151,6 +151,20 @@ public final class RawHttp implements AutoCloseable {
     }
 
     /**
+     * Writes raw text that the server may refuse to read: it may answer and close before the client is done, so a
+     * failed write is no error here (what the server did is asserted on its answer and on the connection).
+     *
+     * @param text e.g. a request head and a body the server should never parse as a request
+     */
+    public void sendQuietly(String text) {
+        try {
+            send(text);
+        } catch (IOException e) {
+            record("send failed: " + e.getMessage());
+        }
+    }
+
+    /**
      * Reads one response: status line, headers and the body by its {@code Content-Length} (none for a {@code HEAD}).
      *
      * @param head whether the request was a {@code HEAD}, whose response has no body whatever its headers say

@@ -1,0 +1,220 @@
+package com.example.payments.http;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import com.example.payments.carddata.PanDetector;
+import com.example.payments.http.Problem.FieldError;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.helidon.http.RequestException;
+import io.helidon.http.Status;
+import io.helidon.webserver.http.ServerRequest;
+
+/**
+ * Reads a request body as JSON strictly (RFC 8259): the bytes must be UTF-8 without a byte order mark, every string
+ * must be Unicode text (no unpaired surrogate escape), and the text must be one JSON value (no trailing content, no
+ * duplicate keys: see {@link Json}).
+ *
+ * <p>Lenient decoding would replace a bad byte by U+FFFD, so two bodies that differ only in that byte would look alike
+ * and one would be replayed as the other; an unpaired surrogate would turn into {@code ?} the same way when encoded.
+ * Error details name the field (a JSON pointer, only when its names are plain identifiers) and the byte offset, and
+ * never quote the input: a parser message can quote a card number or a CVC.
+ */
+public final class JsonBody {
+
+    private static final Pattern PLAIN_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}|[0-9]{1,5}");
+
+    private JsonBody() {
+    }
+
+    /** What reading a body gave. */
+    public sealed interface Result {
+    }
+
+    /**
+     * A JSON value.
+     *
+     * @param json the parsed body
+     */
+    public record Parsed(JsonNode json) implements Result {
+    }
+
+    /**
+     * A body that was read whole but is not strict UTF-8 JSON: answer 400, the connection may stay open.
+     *
+     * @param error the field (or {@code #}, the whole body) and what is wrong with it
+     */
+    public record Invalid(FieldError error) implements Result {
+    }
+
+    /**
+     * A body that could not be read: its framing is broken (a chunk size that is not hex, a chunk extension, a bad
+     * last chunk, a body shorter than announced, content that cannot be decoded). Where the next request would
+     * start is unknown, so answer 400 and close the connection (see
+     * {@link ProblemResponses#sendAndClose(io.helidon.webserver.http.ServerRequest,
+     * io.helidon.webserver.http.ServerResponse, Problem)}).
+     */
+    public record Unreadable() implements Result {
+    }
+
+    /**
+     * Reads and parses the body.
+     *
+     * @param req the request; its entity is consumed
+     * @return the parsed body, or why it is invalid or unreadable
+     * @throws RequestException with status 413 when a chunked body outgrows the listener's {@code max-payload-size}
+     *                          (answered by the listener's direct handler)
+     */
+    public static Result read(ServerRequest req) {
+        if (!req.content().hasEntity()) {
+            return new Invalid(FieldError.body("#", "the body must be a JSON object"));
+        }
+        byte[] bytes;
+        try {
+            bytes = req.content().as(byte[].class);
+        } catch (RequestException e) {
+            if (e.status().code() == Status.REQUEST_ENTITY_TOO_LARGE_413.code()) {
+                throw e;
+            }
+            return new Unreadable();
+        } catch (RuntimeException e) {
+            // Helidon's chunk parser throws NumberFormatException quoting the bad line, which may be the whole body:
+            // neither the exception nor its message goes anywhere.
+            return new Unreadable();
+        }
+        return parse(bytes);
+    }
+
+    /**
+     * Parses bytes as strict UTF-8 JSON.
+     *
+     * @param bytes the body
+     * @return the parsed body or why it is invalid (never {@link Unreadable})
+     */
+    static Result parse(byte[] bytes) {
+        if (bytes.length >= 3 && (bytes[0] & 0xFF) == 0xEF && (bytes[1] & 0xFF) == 0xBB && (bytes[2] & 0xFF) == 0xBF) {
+            return new Invalid(FieldError.body("#", "the body starts with a byte order mark; send UTF-8 JSON "
+                                                    + "without one (RFC 8259 section 8.1)"));
+        }
+        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        CharBuffer out = CharBuffer.allocate(bytes.length);
+        CoderResult result = decoder.decode(in, out, true);
+        if (!result.isError()) {
+            result = decoder.flush(out);
+        }
+        if (result.isError()) {
+            int offset = in.position();
+            String prefix = out.flip().toString();
+            return new Invalid(FieldError.body(pointerAtEnd(prefix), "not valid UTF-8 (byte " + offset
+                    + " of the body); request bodies are UTF-8 JSON (RFC 8259 section 8.1)"));
+        }
+        String text = out.flip().toString();
+        JsonNode json;
+        try {
+            json = Json.mapper().readTree(text);
+        } catch (JsonProcessingException e) {
+            JsonLocation at = e.getLocation();
+            String where = at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")";
+            return new Invalid(FieldError.body("#", "the body is not valid JSON" + where));
+        }
+        if (json == null || json.isMissingNode()) {
+            return new Invalid(FieldError.body("#", "the body must be a JSON object"));
+        }
+        String surrogate = unpairedSurrogate(json, "");
+        if (surrogate != null) {
+            return new Invalid(FieldError.body(safePointer(surrogate), "contains an unpaired UTF-16 surrogate "
+                    + "escape, which is not a Unicode character (RFC 8259 section 8.2)"));
+        }
+        return new Parsed(json);
+    }
+
+    // Pointer of the value being read where the text ends (the text is the body up to a bad byte).
+    private static String pointerAtEnd(String prefix) {
+        try (JsonParser parser = Json.mapper().createParser(prefix)) {
+            try {
+                while (parser.nextToken() != null) {
+                    // read on to the end of the valid prefix
+                }
+            } catch (IOException e) {
+                // expected: the prefix stops in the middle of a value
+            }
+            return safePointer(parser.getParsingContext().pathAsPointer().toString());
+        } catch (IOException e) {
+            return "#";
+        }
+    }
+
+    // The RFC 6901 pointer of the first string (or, for a field name, of its object) that is not Unicode text.
+    private static String unpairedSurrogate(JsonNode node, String pointer) {
+        if (node.isTextual()) {
+            return isUnicode(node.textValue()) ? null : pointer;
+        }
+        if (node.isArray()) {
+            for (int i = 0; i < node.size(); i++) {
+                String found = unpairedSurrogate(node.get(i), pointer + "/" + i);
+                if (found != null) {
+                    return found;
+                }
+            }
+        }
+        if (node.isObject()) {
+            for (Map.Entry<String, JsonNode> field : node.properties()) {
+                if (!isUnicode(field.getKey())) {
+                    return pointer;
+                }
+                String found = unpairedSurrogate(field.getValue(), pointer + "/" + segment(field.getKey()));
+                if (found != null) {
+                    return found;
+                }
+            }
+        }
+        return null;
+    }
+
+    private static boolean isUnicode(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // RFC 6901 escaping of one reference token.
+    private static String segment(String name) {
+        return name.replace("~", "~0").replace("/", "~1");
+    }
+
+    // A pointer as "#/a/b", cut before the first name that is not a plain identifier: field names come from the client
+    // and are echoed in the problem, so one that could carry card data is never repeated.
+    private static String safePointer(String pointer) {
+        StringBuilder safe = new StringBuilder("#");
+        if (pointer.isEmpty()) {
+            return safe.toString();
+        }
+        for (String name : pointer.substring(1).split("/", -1)) {
+            if (!PLAIN_NAME.matcher(name).matches() || PanDetector.containsPan(name)) {
+                break;
+            }
+            safe.append('/').append(name);
+        }
+        return safe.toString();
+    }
+}
