@@ -183,7 +183,7 @@ public final class Main {
         IdempotentOperation authorize = IdempotentOperation.create(AuthorizationService.OPERATION, registry,
                 RequestIdentities.create(idempotency.fingerprintSecret(), idempotency.previousSecret()),
                 idempotency.bounds(), settings.authorizer().timeout(), state::drainDeadline);
-        AuthFailures authFailures = AuthFailures.create(meters);
+        AuthFailures authFailures = AuthFailures.create(meters, AuthorizationService.RESOURCES.keySet());
         AuthorizationService authorizations = AuthorizationService.create(authorize, issuer.authorizer(),
                 settings.authorizer(), Clock.systemUTC(), meters, authFailures);
         AuthenticationFilter authentication = AuthenticationFilter.create(authenticator, authFailures,

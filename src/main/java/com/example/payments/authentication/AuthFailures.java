@@ -1,13 +1,17 @@
 package com.example.payments.authentication;
 
 import java.lang.System.Logger.Level;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
-import com.example.payments.carddata.PanDetector;
 import com.example.payments.http.Problem;
 import com.example.payments.http.ProblemResponses;
 
 import io.helidon.http.HeaderNames;
+import io.helidon.http.PathMatcher;
+import io.helidon.http.PathMatchers;
 import io.helidon.metrics.api.Counter;
 import io.helidon.metrics.api.MeterRegistry;
 import io.helidon.metrics.api.Tag;
@@ -20,7 +24,8 @@ import io.helidon.webserver.http.ServerResponse;
  *
  * <p>Each failure adds one to {@code auth_failures_total{reason}} ({@code missing}, {@code malformed},
  * {@code unknown}, {@code merchant_mismatch}, or a reason of a fork's authenticator) and writes one log line with the
- * reason, the method, the path and the peer address; never the credentials, not even part of them. Problems go
+ * reason, the method, the route template and the peer address; never the credentials, not even part of them, and
+ * never the path a client typed. Problems go
  * through {@link ProblemResponses}, so a {@code HEAD} gets no body and a request whose body was not read has its
  * connection closed after the answer.
  */
@@ -30,14 +35,15 @@ public final class AuthFailures {
     public static final String MERCHANT_MISMATCH = "merchant_mismatch";
 
     private static final System.Logger LOGGER = System.getLogger(AuthFailures.class.getName());
-    private static final int MAX_LOGGED_PATH = 200;
     private static final List<String> KNOWN = List.of(Authentication.MISSING, Authentication.MALFORMED,
                                                       Authentication.UNKNOWN, MERCHANT_MISMATCH);
 
     private final MeterRegistry meters;
+    private final Map<String, PathMatcher> routes = new LinkedHashMap<>();
 
-    private AuthFailures(MeterRegistry meters) {
+    private AuthFailures(MeterRegistry meters, Collection<String> routes) {
         this.meters = meters;
+        routes.forEach(route -> this.routes.put(route, PathMatchers.create(route)));
         // Registered at 0, so that a rate() over them works before the first failure.
         KNOWN.forEach(this::counter);
     }
@@ -46,10 +52,12 @@ public final class AuthFailures {
      * Creates the failure handling and registers {@code auth_failures_total} for the known reasons.
      *
      * @param meters the service's registry
+     * @param routes the listener's route templates, e.g. {@code /v1/authorizations/{id}}: a log line names the one a
+     *               refused request matched, never its path
      * @return the failure handling
      */
-    public static AuthFailures create(MeterRegistry meters) {
-        return new AuthFailures(meters);
+    public static AuthFailures create(MeterRegistry meters, Collection<String> routes) {
+        return new AuthFailures(meters, routes);
     }
 
     /**
@@ -92,15 +100,18 @@ public final class AuthFailures {
     private void record(ServerRequest req, String reason, String what) {
         counter(reason).increment();
         LOGGER.log(Level.WARNING, "{0} ({1}): {2} {3} from {4}", what, reason, req.prologue().method().text(),
-                   printable(req.path().path()), req.remotePeer().host());
+                   route(req), req.remotePeer().host());
     }
 
-    // The path is the client's: no card number (masked here, not only by the log handlers), no line breaks or other
-    // control characters, and not all of a long one.
-    private static String printable(String path) {
-        String masked = PanDetector.mask(path);
-        String shown = masked.length() > MAX_LOGGED_PATH ? masked.substring(0, MAX_LOGGED_PATH) + "..." : masked;
-        return shown.replaceAll("\\p{Cntrl}", "?");
+    // The route template, never the path itself: a path is the client's text and may hold a card number, a CVC or a
+    // credential pasted in the wrong place (docs/card-data.md), and an unknown one is of no use in the log.
+    private String route(ServerRequest req) {
+        for (Map.Entry<String, PathMatcher> route : routes.entrySet()) {
+            if (route.getValue().match(req.prologue().uriPath()).accepted()) {
+                return route.getKey();
+            }
+        }
+        return "(a path no route serves)";
     }
 
     private Counter counter(String reason) {
