@@ -308,7 +308,7 @@ def main():
     w("- from the p99 of *exited* (%s ms, adds the metrics linger and the health listener close): %g + "
       "ceil(%.2f × 1.5) = **%d s**" % (fmt(all_exit_p99), prestop, all_exit_p99 / 1000, grace_exit))
     w("")
-    w("DESIGN §5 sizes the grace period from the configured bounds instead, which is the worst case the "
+    w("The grace arithmetic sizes the grace period from the configured bounds instead, which is the worst case the "
       "configuration allows (a request held until `drain-timeout` by a slow issuer, a cleanup that uses its whole "
       "budget):")
     w("")
@@ -344,8 +344,8 @@ def main():
          "average column and HAProxy's log in the run's results). That is not the drain; it is what an "
          "aggressive readiness timeout does to the survivors when CPU runs out." % errs) if errs else
         "No request failed anywhere during the drains."))
-    w("- `p99 × 1.5` (%d s) is far below the §5 sum: the sum is a bound for requests as slow as "
-      "`authorizer.timeout` (5 s), which this load (50-200 ms) never produces. Set the grace period from §5 "
+    w("- `p99 × 1.5` (%d s) is far below the grace-arithmetic sum: the sum is a bound for requests as slow as "
+      "`authorizer.timeout` (5 s), which this load (50-200 ms) never produces. Set the grace period from the grace arithmetic "
       "(it must also exceed `preStop + hard-deadline`, or SIGKILL beats the service's own deadline); use the "
       "measured p99 to check that a normal drain finishes well inside it, and re-run this test when the "
       "latency profile or the shutdown settings change. A pod that finishes early exits early: a long grace "

@@ -43,7 +43,7 @@ while [ $# -gt 0 ]; do
 done
 case "$STORE" in
   redis) ;;
-  postgres) echo "--store postgres: the PostgreSQL backend is not there yet (issue 11); add store_postgres_* here" >&2; exit 2 ;;
+  postgres) echo "--store postgres: the PostgreSQL backend is not there yet; add store_postgres_* here" >&2; exit 2 ;;
   in-memory) echo "--store in-memory: each replica would have its own store, so two replicas cannot share keys; the soak needs a shared store" >&2; exit 2 ;;
   *) echo "--store must be redis or postgres, not '$STORE'" >&2; exit 2 ;;
 esac

@@ -23,7 +23,7 @@ import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
 
 /**
- * The authorization API over the wire (DESIGN §6, §7): statuses, problem bodies with pointers, idempotent replay,
+ * The authorization API over the wire: statuses, problem bodies with pointers, idempotent replay,
  * and that card numbers and CVCs never come back or reach a log.
  */
 class AuthorizationApiTest {

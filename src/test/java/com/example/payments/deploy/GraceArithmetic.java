@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The grace arithmetic of DESIGN §5 for one environment, both sides read from what the overlay renders: the
+ * The grace arithmetic for one environment, both sides read from what the overlay renders: the
  * Deployment's {@code terminationGracePeriodSeconds} and preStop sleep, and the {@code shutdown.*} values of the
  * config file its ConfigMap mounts.
  * <ol>
@@ -100,7 +100,7 @@ record GraceArithmetic(String environment, long terminationGracePeriodSeconds, l
     void check() {
         List<String> violations = violations();
         if (!violations.isEmpty()) {
-            throw new AssertionError("Grace arithmetic of " + environment + " (DESIGN §5) is broken: "
+            throw new AssertionError("Grace arithmetic of " + environment + " is broken: "
                                      + String.join("; ", violations)
                                      + ". Fix config/" + environment + "/config.yaml or the grace period beside it in "
                                      + "config/" + environment + "/kustomization.yaml");
