@@ -118,6 +118,19 @@ record GraceArithmetic(String environment, long terminationGracePeriodSeconds, l
                + terminationGracePeriodSeconds;
     }
 
+    /**
+     * This environment's row of the grace table in docs/deploying.md.
+     *
+     * @return e.g. {@code | prod | 5 | 5 | 15 | 3 | 6 | 5 | 39 | 35 | 40 | **45** |}
+     */
+    String tableRow() {
+        return "| " + String.join(" | ", environment, String.valueOf(preStopSeconds), seconds(preDrainDelay),
+                                  seconds(drainTimeout), seconds(cleanupTimeout), seconds(metricsLinger),
+                                  seconds(MARGIN), seconds(gracefulTotal()), seconds(hardDeadline),
+                                  seconds(preStop().plus(hardDeadline)), "**" + terminationGracePeriodSeconds + "**")
+               + " |";
+    }
+
     private Duration gracefulTotal() {
         return preStop().plus(preDrainDelay).plus(drainTimeout).plus(cleanupTimeout).plus(metricsLinger).plus(MARGIN);
     }
