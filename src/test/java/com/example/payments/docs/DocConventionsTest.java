@@ -81,6 +81,18 @@ class DocConventionsTest {
     }
 
     @Test
+    void ciRunsTheReadmesTestCommandThroughTheWrapper() throws Exception {
+        List<String> readme = Docs.lines(Path.of("README.md"));
+        String command = "./mvnw -B verify";
+        assertThat("README.md shows the test command", readme.contains(command), is(true));
+        assertThat(".ci/run runs the README's test command", Docs.lines(Path.of(".ci", "run")).contains(command),
+                   is(true));
+        assertThat("the wrapper pins a Maven version", Files.readString(
+                Path.of(".mvn", "wrapper", "maven-wrapper.properties")).contains("distributionUrl="), is(true));
+        assertThat("mvnw is executable", Files.isExecutable(Path.of("mvnw")), is(true));
+    }
+
+    @Test
     void aCurlBlockWithoutTheMarkerIsCaught() {
         Docs.Block block = new Docs.Block(Path.of("x.md"), 1, "sh", List.of("curl -s localhost:8080/ping"), false);
         assertThat(block.runnable() || block.illustrative() || !block.hasCurl(), is(false));
