@@ -22,8 +22,8 @@
 # store_<name>_describe and store_<name>_dump_records (see the redis ones), and nothing else.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
-# shellcheck source=../rolling-restart/lib.sh
-source "$HERE/../rolling-restart/lib.sh"
+# shellcheck source=../lib/lib.sh
+source "$HERE/../lib/lib.sh"
 
 STORE=redis
 DURATION=240
@@ -83,7 +83,7 @@ for tool in curl redis-server redis-cli; do
 done
 [ -x "$PY" ] || { echo "missing: python3 (Debian: apt-get install -y python3)" >&2; exit 2; }
 lt_ensure_jar
-JAR="$LT_ROOT/target/payments-authorization.jar"
+JAR="$(lt_jar)"
 
 RUN="$LT_DIR/results/fault-soak-$STORE-$(date +%Y%m%dT%H%M%S)"
 mkdir -p "$RUN/metrics"
