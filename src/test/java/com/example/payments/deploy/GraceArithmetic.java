@@ -108,7 +108,7 @@ record GraceArithmetic(String environment, long terminationGracePeriodSeconds, l
     }
 
     /**
-     * Both inequalities with their numbers, as the README's table shows them.
+     * Both inequalities with their numbers, as the grace table of docs/deploying.md shows them.
      *
      * @return e.g. {@code preStop 5 + pre-drain 5 + ... = 39 < 45; preStop 5 + hard-deadline 35 = 40 < 45}
      */

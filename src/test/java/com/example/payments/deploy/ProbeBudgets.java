@@ -3,7 +3,7 @@ package com.example.payments.deploy;
 import java.time.Duration;
 
 /**
- * The documented bounds that the probe settings of every environment must meet (README "Deploying").
+ * The documented bounds that the probe settings of every environment must meet (docs/deploying.md).
  */
 final class ProbeBudgets {
 
