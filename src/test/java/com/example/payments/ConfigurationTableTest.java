@@ -38,6 +38,9 @@ class ConfigurationTableTest {
 
     private static final Path TABLE = Path.of("docs", "configuration.md");
     private static final Pattern TICKED = Pattern.compile("`([^`]*)`");
+    /** In a default cell: {@code (dev 256, staging and prod 2000)}, {@code (staging, prod: `/etc/...`)}. */
+    private static final Pattern ENVIRONMENT_VALUE = Pattern.compile(
+            "((?:dev|staging|prod)(?:(?:, | and )(?:dev|staging|prod))*):? ([0-9]+|`[^`]+`)");
 
     @Test
     void everyDefaultOfApplicationYamlIsInTheTable() throws Exception {
@@ -45,6 +48,33 @@ class ConfigurationTableTest {
         assertThat("rows of the key table in " + TABLE, table.size(), greaterThan(40));
         assertThat("keys whose default in " + TABLE + " differs from application.yaml",
                    mismatches(table, applicationYaml()), empty());
+    }
+
+    @Test
+    void theEnvironmentValuesTheTableQuotesAreTheEnvironmentFiles() throws Exception {
+        List<String> wrong = new ArrayList<>();
+        int quoted = 0;
+        for (String line : Files.readAllLines(TABLE, StandardCharsets.UTF_8)) {
+            if (!line.startsWith("| `") || line.substring(2).split(" \\| ")[0].contains(" / ")) {
+                continue;
+            }
+            String[] cells = line.split(" \\| ");
+            String key = cells[0].substring(2).replace("`", "").trim();
+            Matcher value = ENVIRONMENT_VALUE.matcher(cells[1]);
+            while (value.find()) {
+                for (String environment : value.group(1).split(", | and ")) {
+                    quoted++;
+                    String expected = value.group(2).replace("`", "");
+                    String actual = environmentConfig(environment).get(key).asString().orElse("(unset)");
+                    if (!actual.equals(expected)) {
+                        wrong.add(key + " in " + environment + ": table says " + expected + ", config/" + environment
+                                  + "/config.yaml " + actual);
+                    }
+                }
+            }
+        }
+        assertThat("environment values quoted in the table", quoted, greaterThan(5));
+        assertThat("environment values in " + TABLE + " that config/<env>/config.yaml does not have", wrong, empty());
     }
 
     @ParameterizedTest(name = "{0}")
@@ -133,6 +163,12 @@ class ConfigurationTableTest {
                 .filter(node -> node.type() == Config.Type.VALUE && !node.asString().get().isEmpty())
                 .forEach(node -> leaves.put(node.key().toString(), node.asString().get()));
         return leaves;
+    }
+
+    private static Config environmentConfig(String environment) throws Exception {
+        String content = Files.readString(Path.of("config", environment, "config.yaml"), StandardCharsets.UTF_8);
+        return config(ConfigSources.create(content, io.helidon.common.media.type.MediaTypes.APPLICATION_YAML),
+                      ConfigSources.classpath("application.yaml").build());
     }
 
     /** The sources given, highest precedence first; no environment variables or system properties. */
