@@ -5,6 +5,8 @@ import java.lang.System.Logger.Level;
 import java.io.InputStream;
 import java.net.URI;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.regex.Pattern;
 
 import com.example.payments.http.Json;
@@ -30,8 +32,9 @@ import io.helidon.webclient.api.WebClient;
  * {"merchantId":"m_123","reference":"order-42","amount":{"value":1299,"currency":"EUR"},
  *  "card":{"number":"4111111111111111","expiryMonth":12,"expiryYear":2030,"cvc":"123"}}
  * </pre>
- * answered {@code 200 {"attemptId":"att_3f2a...","status":"APPROVED"}} or
- * {@code 200 {"attemptId":"att_3f2a...","status":"DECLINED","declineCode":"card_declined"}}.
+ * answered {@code 200 {"attemptId":"att_3f2a...","status":"APPROVED","decidedAt":"2026-11-30T20:38:51.378Z"}} or
+ * {@code 200 {"attemptId":"att_3f2a...","status":"DECLINED","declineCode":"card_declined","decidedAt":"..."}}:
+ * {@code decidedAt} is the issuer's time of its first decision for the attempt id, and becomes {@code createdAt}.
  *
  * <p>What a fork must keep when it changes the wire format:
  * <ul>
@@ -154,16 +157,27 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
             throw new IssuerUnavailableException("issuer answered for another attempt");
         }
         String code = json.path("declineCode").asText("");
+        Instant decidedAt = decidedAt(json);
         return switch (json.path("status").asText("")) {
-        case "APPROVED" -> Decision.approve();
+        case "APPROVED" -> Decision.approve(decidedAt);
         case "DECLINED" -> {
             if (!DECLINE_CODE.matcher(code).matches()) {
                 throw new IssuerUnavailableException("issuer declined without a valid decline code");
             }
-            yield Decision.decline(code);
+            yield Decision.decline(code, decidedAt);
         }
         default -> throw new IssuerUnavailableException("issuer answered without an APPROVED or DECLINED status");
         };
+    }
+
+    // The issuer's time of the decision, repeated on every answer for the attempt id: the authorization's createdAt,
+    // so that a decision the store lost and the issuer answers again is rebuilt byte for byte.
+    private static Instant decidedAt(JsonNode json) throws IssuerUnavailableException {
+        try {
+            return Instant.parse(json.path("decidedAt").asText(""));
+        } catch (DateTimeParseException e) {
+            throw new IssuerUnavailableException("issuer answered without a valid decidedAt");
+        }
     }
 
     /** Closes the client's pooled connections; called once, in the shutdown cleanup phase. */
