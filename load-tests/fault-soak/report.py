@@ -30,7 +30,8 @@ LOGGED_FAILURES = (
      "decision recorded, key not completed (the next claim recovers it)"),
     (re.compile(r"Idempotency lease renewal failed"), "lease renewal failed"),
 )
-COUNTERS = ("idempotency_requests_total", "idempotency_keys_released_total", "authorizer_invocations_total")
+COUNTERS = ("idempotency_requests_total", "idempotency_keys_released_total", "authorizer_invocations_total",
+            "authorizer_connection_retries_total")
 METRIC = re.compile(r'^(\w+)\{([^}]*)\}\s+([0-9.eE+-]+)')
 
 
@@ -148,7 +149,7 @@ class Soak:
                     m = METRIC.match(line)
                     if m and m.group(1) in COUNTERS:
                         labels = dict(re.findall(r'(\w+)="([^"]*)"', m.group(2)))
-                        label = labels.get("outcome") or labels.get("reason") or ""
+                        label = labels.get("outcome") or labels.get("reason") or "total"
                         sums[(m.group(1), label)] += float(m.group(3))
         return sums, len(last)
 
