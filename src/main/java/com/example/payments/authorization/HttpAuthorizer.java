@@ -3,6 +3,7 @@ package com.example.payments.authorization;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.io.InputStream;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
@@ -121,8 +122,9 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
             // idle timeout), or the client's idle-connection monitor gave up on it just as it was taken. Helidon 4.5's
             // WebClient has no idle eviction to rule that out, and such a call fails before any byte of the answer.
             // The attempt id is the issuer's idempotency key, so the same call once more, on a fresh connection, is
-            // safe; a call that failed on a connection it just opened is not retried (the issuer is unreachable).
-            if (newConnections.opened() != opened || Thread.currentThread().isInterrupted()) {
+            // safe. Not retried: a call that failed on a connection it just opened (the issuer is unreachable), or that
+            // timed out waiting for the answer (the issuer is slow, not the connection dead).
+            if (newConnections.opened() != opened || timedOut(e.getCause()) || Thread.currentThread().isInterrupted()) {
                 throw unknownOutcome(e.getCause());
             }
             staleConnectionRetries.increment();
@@ -172,6 +174,15 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
         } catch (IOException | RuntimeException e) {
             throw unknownOutcome(e);
         }
+    }
+
+    private static boolean timedOut(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SocketTimeoutException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // An interrupted virtual thread's socket is closed under it: whatever the exception, it was the interrupt.
