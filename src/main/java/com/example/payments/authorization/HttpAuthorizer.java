@@ -3,7 +3,6 @@ package com.example.payments.authorization;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.io.InputStream;
-import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
@@ -74,12 +73,13 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
 
     private final WebClient client;
     private final URI endpoint;
+    private final Duration socketTimeout;
     private final NewConnections newConnections = new NewConnections();
     private final Counter staleConnectionRetries;
 
     private HttpAuthorizer(URI baseUri, Duration timeout, MeterRegistry meters) {
         this.endpoint = URI.create(baseUri.toString().replaceAll("/+$", "") + PATH);
-        Duration socketTimeout = timeout.plus(SOCKET_TIMEOUT_MARGIN);
+        this.socketTimeout = timeout.plus(SOCKET_TIMEOUT_MARGIN);
         this.client = WebClient.builder()
                 .connectTimeout(socketTimeout)
                 .readTimeout(socketTimeout)
@@ -114,6 +114,7 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
         }
         byte[] body = Json.bytes(body(attempt.request()));
         long opened = newConnections.opened();
+        long start = System.nanoTime();
         Answer answer;
         try {
             answer = exchange(attempt.attemptId(), body, true);
@@ -123,8 +124,10 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
             // WebClient has no idle eviction to rule that out, and such a call fails before any byte of the answer.
             // The attempt id is the issuer's idempotency key, so the same call once more, on a fresh connection, is
             // safe. Not retried: a call that failed on a connection it just opened (the issuer is unreachable), or that
-            // timed out waiting for the answer (the issuer is slow, not the connection dead).
-            if (newConnections.opened() != opened || timedOut(e.getCause()) || Thread.currentThread().isInterrupted()) {
+            // waited its whole read timeout for the answer (the issuer is slow, not the connection dead). The monitor's
+            // own give-up is a SocketTimeoutException too, but it fails the call at once.
+            boolean waitedForAnswer = System.nanoTime() - start >= socketTimeout.toNanos();
+            if (newConnections.opened() != opened || waitedForAnswer || Thread.currentThread().isInterrupted()) {
                 throw unknownOutcome(e.getCause());
             }
             staleConnectionRetries.increment();
@@ -174,15 +177,6 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
         } catch (IOException | RuntimeException e) {
             throw unknownOutcome(e);
         }
-    }
-
-    private static boolean timedOut(Throwable e) {
-        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SocketTimeoutException) {
-                return true;
-            }
-        }
-        return false;
     }
 
     // An interrupted virtual thread's socket is closed under it: whatever the exception, it was the interrupt.
