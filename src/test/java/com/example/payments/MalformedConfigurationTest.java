@@ -41,6 +41,7 @@ class MalformedConfigurationTest {
     private static final Map<String, String> OPTIONAL_KEYS = Map.of(
             "idempotency.redis.uri", "redis://127.0.0.1:6379",
             "authorizer.http.uri", "http://127.0.0.1:8090",
+            "idempotency.fingerprint-secret", "a-real-secret-value-of-32-characters",
             "server.max-concurrent-requests", "400",
             "server.max-payload-size", "16384",
             "server.shutdown-grace-period", "PT1S",

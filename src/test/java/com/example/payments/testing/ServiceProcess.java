@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -133,12 +134,19 @@ public final class ServiceProcess implements AutoCloseable {
         return service;
     }
 
-    // The test configuration's API keys, unless the test configures keys or gives its own config file.
+    // The test configuration's API keys and fingerprint secret, unless the test configures them (as properties or in
+    // the environment) or gives its own config file.
     private static Map<String, String> withTestKeys(Map<String, String> properties, Map<String, String> env) {
-        if (properties.containsKey("auth.api-keys") || env.containsKey("APP_CONFIG_FILE")) {
+        if (env.containsKey("APP_CONFIG_FILE")) {
             return properties;
         }
-        Map<String, String> withKeys = new LinkedHashMap<>(TestCredentials.config());
+        Map<String, String> withKeys = new LinkedHashMap<>();
+        TestCredentials.config().forEach((key, value) -> {
+            String envName = key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
+            if (!properties.containsKey(key) && !env.containsKey(envName)) {
+                withKeys.put(key, value);
+            }
+        });
         withKeys.putAll(properties);
         return withKeys;
     }
@@ -200,8 +208,8 @@ public final class ServiceProcess implements AutoCloseable {
             service.process.destroyForcibly();
             throw new IllegalStateException("Service did not exit: " + service.output());
         }
-        service.process.getInputStream().close();
-        Thread.sleep(100);
+        // The pump reads to the end of the output, which the exit closed: closing the stream under it lost lines.
+        service.pump.join(5000);
         return new Exited(service.process.exitValue(), service.output());
     }
 
