@@ -93,7 +93,31 @@ DECLARE
     new_token  bigint;
     chosen     integer;
 BEGIN
-    -- Serializes every claim and recording of this key, also while no row exists yet.
+    -- Fast path without the key's lock: the answers that write nothing (mismatch, replay, in flight) from a snapshot
+    -- of the row, so that a burst of retries of one key does not queue on its lock holding pool connections.
+    now_ts := clock_timestamp();
+    SELECT * INTO rec FROM idempotency_records r WHERE r.lookup_key = p_lookup_key;
+    IF FOUND AND rec.expires_at > now_ts THEN
+        FOR i IN 1 .. array_length(p_fingerprints, 1) LOOP
+            IF rec.fingerprint = p_fingerprints[i] THEN matched := i; END IF;
+        END LOOP;
+        IF matched IS NULL THEN
+            RETURN QUERY SELECT 'mismatch'::text, 0, 0::bigint, NULL::bytea;
+            RETURN;
+        END IF;
+        SELECT * INTO d FROM decisions x
+            WHERE x.kind = p_kinds[matched] AND x.id = p_ids[matched] AND x.expires_at > now_ts;
+        IF FOUND AND rec.state = 'completed' THEN
+            RETURN QUERY SELECT 'replay'::text, matched, 0::bigint, d.body;
+            RETURN;
+        END IF;
+        IF NOT FOUND AND rec.state = 'in_flight' THEN
+            RETURN QUERY SELECT 'in_flight'::text, 0, 0::bigint, NULL::bytea;
+            RETURN;
+        END IF;
+        matched := NULL;
+    END IF;
+    -- Serializes every claim and recording of this key that may write, also while no row exists yet.
     PERFORM pg_advisory_xact_lock(hashtextextended('idempotency:' || p_lookup_key, 0));
     now_ts := clock_timestamp();
     SELECT * INTO rec FROM idempotency_records r WHERE r.lookup_key = p_lookup_key FOR UPDATE;
