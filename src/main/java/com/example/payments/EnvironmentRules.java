@@ -21,7 +21,7 @@ import com.example.payments.lifecycle.ShutdownSettings;
  *     and attempt ids are keyed by a value anyone can read here.</li>
  *     <li>No API key at all (a missing or empty Secret), or a key published in this repository (the development key
  *     of {@code config/dev} and the README, the tests' keys).</li>
- *     <li>{@code shutdown.mode: naive}: for side-by-side load tests only (DESIGN §4).</li>
+ *     <li>{@code shutdown.mode: naive}: for side-by-side load tests only.</li>
  *     <li>{@code idempotency.store: in-memory}: one replica's memory, forgotten at every restart; staging and prod run
  *     several replicas on a shared store, {@code postgres} (the system of record) or {@code redis}.</li>
  *     <li>A database password in the environment's config file or a system property, as {@code database.password}
