@@ -5,6 +5,7 @@ import java.util.Locale;
 import com.example.payments.authentication.AuthSettings;
 import com.example.payments.authorization.AuthorizerSettings;
 import com.example.payments.config.ConfigurationException;
+import com.example.payments.database.DatabaseSettings;
 import com.example.payments.idempotency.IdempotencySettings;
 import com.example.payments.lifecycle.ShutdownSettings;
 
@@ -22,6 +23,11 @@ import com.example.payments.lifecycle.ShutdownSettings;
  *     <li>No API key at all (a missing or empty Secret), or a key published in this repository (the development key
  *     of {@code config/dev} and the README, the tests' keys).</li>
  *     <li>{@code shutdown.mode: naive}: for side-by-side load tests only.</li>
+ *     <li>{@code idempotency.store: in-memory}: one replica's memory, forgotten at every restart; staging and prod run
+ *     several replicas on a shared store, {@code postgres} (the system of record) or {@code redis}.</li>
+ *     <li>A database password in the environment's config file or a system property, as {@code database.password}
+ *     or in {@code database.url}: it must come from the Secret, as an environment variable
+ *     ({@code DATABASE_PASSWORD}, or {@code DATABASE_URL} when the Secret holds the whole URL).</li>
  * </ul>
  */
 final class EnvironmentRules {
@@ -71,5 +77,16 @@ final class EnvironmentRules {
             throw new ConfigurationException("shutdown.mode", "'naive' is refused with " + environment + " (it drops "
                     + "in-flight requests at SIGTERM); allowed: graceful");
         }
+        if (idempotency.store() == IdempotencySettings.Store.IN_MEMORY) {
+            throw new ConfigurationException("idempotency.store", "'in-memory' is refused with " + environment
+                    + " (each replica would keep its own keys, and a restart forgets every payment); allowed: postgres "
+                    + "(the system of record) or redis");
+        }
+        idempotency.database().flatMap(DatabaseSettings::passwordOutsideSecret).ifPresent(where -> {
+            String key = where.startsWith("database.url") ? "database.url" : "database.password";
+            throw new ConfigurationException(key, "a password (" + where + ") is refused with " + environment
+                    + "; allowed: the password only from the Secret, as the environment variable "
+                    + DatabaseSettings.PASSWORD_VARIABLE + " (or in DATABASE_URL)");
+        });
     }
 }
