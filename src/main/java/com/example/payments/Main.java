@@ -33,6 +33,7 @@ import com.example.payments.health.WorkerWatchdog;
 import com.example.payments.http.AllowedMethodsFilter;
 import com.example.payments.http.ConnectionCloseFilter;
 import com.example.payments.http.RequestDeadlines;
+import com.example.payments.http.RequestIdFilter;
 import com.example.payments.http.RequestMetricsFilter;
 import com.example.payments.http.ResponseBodies;
 import com.example.payments.idempotency.IdempotencyRegistry;
@@ -244,7 +245,8 @@ public final class Main {
     }
 
     /**
-     * Routing of the business listener: {@code /ping} and the authorization API, behind the {@code Connection: close}
+     * Routing of the business listener: {@code /ping} and the authorization API, behind the request id filter
+     * ({@code X-Request-Id}, first so that every answer has one), the {@code Connection: close}
      * filter (client asked, body left unread, draining), the in-flight counter, request metrics, the body deadline,
      * the method filter (405, 501), the startup gate and authentication (401 on every path but {@code /ping}).
      *
@@ -261,7 +263,8 @@ public final class Main {
                                 AuthorizationService authorizations) {
         Map<String, List<Method>> resources = new LinkedHashMap<>(AuthorizationService.RESOURCES);
         resources.put(PING, GET_HEAD);
-        routing.addFilter(ConnectionCloseFilter.create(state::draining))
+        routing.addFilter(RequestIdFilter.create())
+                .addFilter(ConnectionCloseFilter.create(state::draining))
                 .addFilter(inFlight)
                 .addFilter(RequestMetricsFilter.create(meters))
                 .addFilter(deadlines.bodies())
@@ -289,7 +292,8 @@ public final class Main {
         Map<String, List<Method>> resources = new LinkedHashMap<>();
         HealthService.PATHS.forEach(path -> resources.put(path, GET_HEAD));
         resources.put(MetricsHead.PATH, GET_HEAD);
-        routing.addFilter(ConnectionCloseFilter.create(() -> false))
+        routing.addFilter(RequestIdFilter.create())
+                .addFilter(ConnectionCloseFilter.create(() -> false))
                 .addFilter(AllowedMethodsFilter.create(resources))
                 .register(probes)
                 .head(MetricsHead.PATH, MetricsHead.create(meters));

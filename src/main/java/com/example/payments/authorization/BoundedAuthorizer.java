@@ -10,6 +10,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import com.example.payments.http.RequestIds;
 import com.example.payments.http.RequestMetricsFilter;
 
 import io.helidon.metrics.api.Counter;
@@ -76,7 +77,7 @@ final class BoundedAuthorizer implements AutoCloseable {
      */
     Outcome authorize(AuthorizationAttempt attempt) throws InterruptedException {
         long start = System.nanoTime();
-        Future<Authorizer.Decision> call = executor.submit(() -> delegate.authorize(attempt));
+        Future<Authorizer.Decision> call = executor.submit(RequestIds.propagate(() -> delegate.authorize(attempt)));
         try {
             return decided(call.get(timeout.toMillis(), TimeUnit.MILLISECONDS), start);
         } catch (TimeoutException e) {

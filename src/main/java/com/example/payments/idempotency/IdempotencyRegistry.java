@@ -19,6 +19,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import com.example.payments.http.RequestIds;
+
 import io.helidon.metrics.api.Counter;
 import io.helidon.metrics.api.MeterRegistry;
 import io.helidon.metrics.api.Tag;
@@ -335,7 +337,7 @@ public final class IdempotencyRegistry implements AutoCloseable {
     private <T> T offRequestThread(Callable<T> call) {
         Future<T> future;
         try {
-            future = storeCalls.submit(call);
+            future = storeCalls.submit(RequestIds.propagate(call));
         } catch (RejectedExecutionException e) {
             return callHere(call);
         }
