@@ -10,6 +10,7 @@ import com.example.payments.health.HealthSettings;
 import com.example.payments.http.HttpSettings;
 import com.example.payments.idempotency.IdempotencySettings;
 import com.example.payments.lifecycle.ShutdownSettings;
+import com.example.payments.observability.AccessLogSettings;
 
 import io.helidon.config.Config;
 
@@ -27,10 +28,12 @@ import io.helidon.config.Config;
  * @param environment  {@code app.environment}: {@code dev} (default), {@code staging} or {@code prod}; staging and
  *                     prod refuse test-only settings ({@link EnvironmentRules})
  * @param auth         {@code auth.*}: the API keys
+ * @param accessLog    {@code access-log.*}: the business listener's access log
  */
 record AppSettings(int businessPort, int healthPort, HealthSettings health, ShutdownSettings shutdown,
                    IdempotencySettings idempotency, AuthorizerSettings authorizer, HttpSettings http,
-                   LogFormat logFormat, Environment environment, AuthSettings auth) {
+                   LogFormat logFormat, Environment environment, AuthSettings auth,
+                   AccessLogSettings accessLog) {
 
     /** {@code logging.format}. */
     enum LogFormat { TEXT, JSON }
@@ -68,7 +71,8 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
                 HttpSettings.create(values),
                 values.oneOf("logging.format", LogFormat.class, LogFormat.TEXT),
                 values.oneOf("app.environment", Environment.class, Environment.DEV),
-                AuthSettings.create(values));
+                AuthSettings.create(values),
+                AccessLogSettings.create(values));
         // After the listener keys this service reads itself (port, connection caps, idle timeouts), so that their
         // mistakes are reported with their own allowed ranges rather than Helidon's.
         ListenerConfigs.check(config);

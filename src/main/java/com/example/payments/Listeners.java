@@ -12,6 +12,7 @@ import com.example.payments.http.ProblemDirectHandler;
 import com.example.payments.http.RequestDeadlines;
 import com.example.payments.http.StrictChunkedFraming;
 import com.example.payments.lifecycle.ShutdownSettings;
+import com.example.payments.observability.AccessLog;
 
 import com.sun.management.UnixOperatingSystemMXBean;
 import io.helidon.config.Config;
@@ -61,7 +62,7 @@ final class Listeners {
 
     /**
      * Starts the business listener: problem bodies for whatever Helidon answers before routing, 16 KiB bodies, JSON
-     * through Helidon's Jackson media support, and a shutdown grace period equal to the drain timeout.
+     * through Helidon's Jackson media support, the access log ({@code access-log.*}), and a shutdown grace period equal to the drain timeout.
      *
      * @param config     the whole configuration
      * @param settings   validated settings
@@ -81,6 +82,7 @@ final class Listeners {
                 .shutdownGracePeriod(settings.shutdown().mode() == ShutdownSettings.Mode.GRACEFUL
                                              ? settings.shutdown().drainTimeout() : Duration.ofMillis(500))
                 .maxPayloadSize(MAX_PAYLOAD_BYTES)
+                .addFeature(AccessLog.feature(settings.accessLog()))
                 .mediaContext(MediaContext.builder()
                                       .mediaSupportsDiscoverServices(false)
                                       .addMediaSupport(JacksonSupport.create(Json.mapper()))

@@ -20,7 +20,8 @@ import static org.hamcrest.Matchers.is;
 /**
  * The packaged jar, in both log formats: a request with a {@code traceparent} gets its trace id back as
  * {@code X-Request-Id}, and the log lines written while serving it carry the same id ({@code [id]} in text, a
- * {@code requestId} field in JSON); lines written outside a request carry none.
+ * {@code requestId} field in JSON), and so does its access log line, in the same format; lines written outside a
+ * request carry none.
  */
 class RequestIdLogsIT {
 
@@ -49,6 +50,12 @@ class RequestIdLogsIT {
             String authorizer = service.awaitLine(line -> line.contains("Authorizer failed"), Duration.ofSeconds(10));
             String authentication = service.awaitLine(line -> line.contains("Authentication failed"),
                                                       Duration.ofSeconds(10));
+            String access = service.awaitLine(line -> line.contains("route=/v1/authorizations status=502"),
+                                              Duration.ofSeconds(10));
+            assertThat(access, access.contains("request_id=" + TRACE_ID + " merchant=m_123"), is(true));
+            if (format.equals("json")) {
+                assertThat(access, field(access, "logger"), is("io.helidon.webserver.AccessLog.@default"));
+            }
             String started = service.awaitLine(line -> line.contains("serving business traffic"),
                                                Duration.ofSeconds(10));
             if (format.equals("json")) {
