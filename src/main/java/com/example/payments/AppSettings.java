@@ -11,6 +11,7 @@ import com.example.payments.http.HttpSettings;
 import com.example.payments.idempotency.IdempotencySettings;
 import com.example.payments.lifecycle.ShutdownSettings;
 import com.example.payments.observability.AccessLogSettings;
+import com.example.payments.observability.TracingSettings;
 
 import io.helidon.config.Config;
 
@@ -29,11 +30,12 @@ import io.helidon.config.Config;
  *                     prod refuse test-only settings ({@link EnvironmentRules})
  * @param auth         {@code auth.*}: the API keys
  * @param accessLog    {@code access-log.*}: the business listener's access log
+ * @param tracing      {@code tracing.*}: OpenTelemetry tracing, off by default
  */
 record AppSettings(int businessPort, int healthPort, HealthSettings health, ShutdownSettings shutdown,
                    IdempotencySettings idempotency, AuthorizerSettings authorizer, HttpSettings http,
                    LogFormat logFormat, Environment environment, AuthSettings auth,
-                   AccessLogSettings accessLog) {
+                   AccessLogSettings accessLog, TracingSettings tracing) {
 
     /** {@code logging.format}. */
     enum LogFormat { TEXT, JSON }
@@ -72,7 +74,9 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
                 values.oneOf("logging.format", LogFormat.class, LogFormat.TEXT),
                 values.oneOf("app.environment", Environment.class, Environment.DEV),
                 AuthSettings.create(values),
-                AccessLogSettings.create(values));
+                AccessLogSettings.create(values),
+                TracingSettings.create(values, ConfigValues.configName(
+                        values.oneOf("app.environment", Environment.class, Environment.DEV))));
         // After the listener keys this service reads itself (port, connection caps, idle timeouts), so that their
         // mistakes are reported with their own allowed ranges rather than Helidon's.
         ListenerConfigs.check(config);

@@ -7,7 +7,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import com.example.payments.authentication.ApiKeyAuthenticator;
 import com.example.payments.authentication.Authenticator;
+import com.example.payments.observability.Tracing;
 import com.example.payments.testing.Http;
 import com.example.payments.testing.MetricsScrape;
 import com.example.payments.testing.TestCredentials;
@@ -15,6 +17,7 @@ import com.example.payments.testing.TestCredentials;
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
 import io.helidon.health.HealthCheck;
+import io.opentelemetry.sdk.trace.export.SpanExporter;
 
 /**
  * Both listeners started in this JVM through {@link Main#start}, on ports picked by the OS, with the test
@@ -52,6 +55,26 @@ final class TestService implements AutoCloseable {
         Config config = config(overrides);
         TestService service = new TestService(Main.start(config, AppSettings.create(config), List.of(), authenticator,
                                                           sequence -> { }));
+        service.awaitStarted();
+        return service;
+    }
+
+    /**
+     * Starts the service with tracing on ({@code tracing.enabled: true}), its spans going to the given exporter; they
+     * are all exported when the service is closed.
+     *
+     * @param overrides configuration values
+     * @param exporter  e.g. an in-memory exporter
+     * @return the running service
+     */
+    static TestService start(Map<String, String> overrides, SpanExporter exporter) {
+        Map<String, String> values = new HashMap<>(Map.of("tracing.enabled", "true", "tracing.exporter", "logging"));
+        values.putAll(overrides);
+        Config config = config(values);
+        AppSettings settings = AppSettings.create(config);
+        TestService service = new TestService(Main.start(config, settings, List.of(),
+                ApiKeyAuthenticator.create(settings.auth().apiKeys()),
+                sequence -> { }, Tracing.install(settings.tracing(), exporter)));
         service.awaitStarted();
         return service;
     }

@@ -8,14 +8,18 @@ import java.time.Duration;
 import java.util.regex.Pattern;
 
 import com.example.payments.http.Json;
+import com.example.payments.observability.Tracing;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.helidon.common.media.type.MediaTypes;
 import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
+import io.helidon.webclient.api.HttpClientRequest;
 import io.helidon.webclient.api.HttpClientResponse;
 import io.helidon.webclient.api.WebClient;
+import io.opentelemetry.context.Context;
 
 /**
  * The {@link Authorizer} a fork copies and points at its acquirer or issuer: one HTTP call per attempt with Helidon's
@@ -98,12 +102,15 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
         byte[] body = Json.bytes(body(attempt.request()));
         byte[] answer;
         int status;
-        try (HttpClientResponse response = client.post()
+        HttpClientRequest request = client.post()
                 .uri(endpoint)
                 .header(IDEMPOTENCY_KEY, attempt.attemptId())
                 .contentType(MediaTypes.APPLICATION_JSON)
-                .accept(MediaTypes.APPLICATION_JSON)
-                .submit(body)) {
+                .accept(MediaTypes.APPLICATION_JSON);
+        // W3C Trace Context to the issuer: the issuer call's span, or the caller's traceparent when tracing is off.
+        Tracing.propagators().getTextMapPropagator().inject(Context.current(), request,
+                (carrier, name, value) -> carrier.header(HeaderNames.create(name), value));
+        try (HttpClientResponse response = request.submit(body)) {
             status = response.status().code();
             answer = status == 200 ? read(response.inputStream()) : new byte[0];
         } catch (IOException | RuntimeException e) {

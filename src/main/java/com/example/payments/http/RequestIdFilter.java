@@ -5,9 +5,11 @@ import io.helidon.webserver.http.Filter;
 import io.helidon.webserver.http.FilterChain;
 import io.helidon.webserver.http.RoutingRequest;
 import io.helidon.webserver.http.RoutingResponse;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
 
 /**
- * The first filter of both listeners: gives each request its id ({@link RequestIds#of}), sends it back as
+ * The first filter of both listeners (after the tracing filter on the business one): gives each request its id ({@link RequestIds#of}), sends it back as
  * {@code X-Request-Id} on every response (including the early answers of the filters after it: 401, 404, 405, 415,
  * 429, 503), and puts it in the MDC for every log line written while the request is served on this thread.
  */
@@ -27,7 +29,9 @@ public final class RequestIdFilter implements Filter {
 
     @Override
     public void filter(FilterChain chain, RoutingRequest req, RoutingResponse res) {
-        String id = RequestIds.of(req.headers());
+        // The request span's trace id: the traceparent's when one came in, the one the tracer started otherwise.
+        SpanContext span = Span.current().getSpanContext();
+        String id = span.isValid() ? span.getTraceId() : RequestIds.of(req.headers());
         res.header(RequestIds.X_REQUEST_ID, id);
         req.context().register(RequestIds.MDC_KEY, id);
         HelidonMdc.set(RequestIds.MDC_KEY, id);

@@ -11,10 +11,11 @@ import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.Headers;
 import io.helidon.logging.common.HelidonMdc;
+import io.opentelemetry.context.Context;
 
 /**
- * Request ids: the W3C Trace Context trace id of the request when it came with a valid {@code traceparent} header,
- * a fresh random one (the same shape: 32 lowercase hex digits, not all zero) otherwise. Sent back as
+ * Request ids: the trace id of the request's span when tracing is on, else the W3C Trace Context trace id of the
+ * request when it came with a valid {@code traceparent} header (the same value when both exist), else a fresh random one (the same shape: 32 lowercase hex digits, not all zero) otherwise. Sent back as
  * {@code X-Request-Id}, written into every problem body as {@code requestId} and into every log line written while
  * the request is served (the {@value #MDC_KEY} MDC entry that {@code logging.properties} formats).
  *
@@ -36,6 +37,8 @@ public final class RequestIds {
             Pattern.compile("([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?");
     private static final String ZERO_TRACE_ID = "0".repeat(32);
     private static final String ZERO_PARENT_ID = "0".repeat(16);
+    // Below the shortest card number (13 digits), with a digit to spare.
+    private static final int MAX_DIGIT_RUN = 12;
 
     private RequestIds() {
     }
@@ -47,16 +50,22 @@ public final class RequestIds {
      * @return the trace id of a valid {@code traceparent}, else a fresh id; 32 lowercase hex digits either way
      */
     public static String of(Headers headers) {
-        if (headers.contains(TRACEPARENT)) {
-            List<String> values = headers.get(TRACEPARENT).allValues();
-            if (values.size() == 1) {
-                Optional<String> traceId = traceId(values.getFirst());
-                if (traceId.isPresent()) {
-                    return traceId.get();
-                }
-            }
+        return traceparent(headers).flatMap(RequestIds::traceId).orElseGet(RequestIds::fresh);
+    }
+
+    /**
+     * The request's {@code traceparent} header, when it is valid and sent once.
+     *
+     * @param headers the request's headers
+     * @return the header value without surrounding whitespace, or empty
+     */
+    public static Optional<String> traceparent(Headers headers) {
+        if (!headers.contains(TRACEPARENT)) {
+            return Optional.empty();
         }
-        return fresh();
+        List<String> values = headers.get(TRACEPARENT).allValues();
+        return values.size() == 1 && traceId(values.getFirst()).isPresent()
+                ? Optional.of(values.getFirst().strip()) : Optional.empty();
     }
 
     /**
@@ -79,19 +88,41 @@ public final class RequestIds {
     }
 
     /**
-     * A fresh request id: 128 random bits as 32 lowercase hex digits, never all zero (a valid W3C trace id).
+     * A fresh request id: 128 random bits as 32 lowercase hex digits, never all zero (a valid W3C trace id), never
+     * with a run of digits that could pass for a card number ({@link #usable}).
      *
      * @return the id
      */
     public static String fresh() {
         ThreadLocalRandom random = ThreadLocalRandom.current();
-        long high;
-        long low;
+        String id;
         do {
-            high = random.nextLong();
-            low = random.nextLong();
-        } while (high == 0 && low == 0);
-        return String.format("%016x%016x", high, low);
+            id = String.format("%016x%016x", random.nextLong(), random.nextLong());
+        } while (!usable(id));
+        return id;
+    }
+
+    /**
+     * Whether a freshly drawn hex id may be used: not all zero, and no run of {@value #MAX_DIGIT_RUN} or more decimal
+     * digits. About one random id in thirteen has such a run, and one in ten of those is Luhn-valid: this service's
+     * log masking leaves digits that touch hex letters alone, but a log pipeline's card-number scanner may not, and
+     * would mask or flag the id.
+     *
+     * @param id lowercase hex digits
+     * @return {@code true} when usable
+     */
+    public static boolean usable(String id) {
+        int run = 0;
+        boolean nonZero = false;
+        for (int i = 0; i < id.length(); i++) {
+            char c = id.charAt(i);
+            nonZero |= c != '0';
+            run = c >= '0' && c <= '9' ? run + 1 : 0;
+            if (run >= MAX_DIGIT_RUN) {
+                return false;
+            }
+        }
+        return nonZero;
     }
 
     /**
@@ -104,21 +135,23 @@ public final class RequestIds {
     }
 
     /**
-     * Wraps work handed to another thread so that its log lines carry the request id of the caller.
+     * Wraps work handed to another thread so that its log lines carry the request id of the caller, and its spans
+     * (and the {@code traceparent} it sends) the caller's trace context.
      *
      * @param call the work
      * @param <T>  its result
-     * @return the same work, run under the calling thread's request id
+     * @return the same work, run under the calling thread's request id and trace context
      */
     public static <T> Callable<T> propagate(Callable<T> call) {
+        Callable<T> traced = Context.current().wrap(call);
         Optional<String> id = current();
         if (id.isEmpty()) {
-            return call;
+            return traced;
         }
         return () -> {
             HelidonMdc.set(MDC_KEY, id.get());
             try {
-                return call.call();
+                return traced.call();
             } finally {
                 HelidonMdc.remove(MDC_KEY);
             }

@@ -50,11 +50,13 @@ public final class AccessLog {
     /**
      * The access-log feature of the business listener, and the sampling filter on its logger.
      *
-     * @param settings {@code access-log.*}
+     * @param settings    {@code access-log.*}
+     * @param quietRoutes route templates never logged, e.g. {@code /ping}: the loopback prober calls it twice a
+     *                    second, and the request metrics count it
      * @return the feature; a disabled one when {@code access-log.enabled} is {@code false}
      */
-    public static AccessLogFeature feature(AccessLogSettings settings) {
-        ACCESS_LOGGER.setFilter(settings.sampleRatio() < 1.0 ? sampling(settings.sampleRatio()) : null);
+    public static AccessLogFeature feature(AccessLogSettings settings, Set<String> quietRoutes) {
+        ACCESS_LOGGER.setFilter(filter(settings.sampleRatio(), quietRoutes));
         return AccessLogFeature.builder()
                 .enabled(settings.enabled())
                 .sockets(Set.of(WebServer.DEFAULT_SOCKET_NAME))
@@ -73,6 +75,19 @@ public final class AccessLog {
                         .orElse(AccessLogEntry.NOT_AVAILABLE)),
                 field("merchant", ctx -> ctx.serverRequest().context().get(Caller.class).map(Caller::merchantId)
                         .orElse(AccessLogEntry.NOT_AVAILABLE)));
+    }
+
+    static Filter filter(double ratio, Set<String> quietRoutes) {
+        Filter sampled = sampling(ratio);
+        return (LogRecord record) -> {
+            String line = record.getMessage();
+            for (String route : quietRoutes) {
+                if (line.contains(" route=" + route + " ")) {
+                    return false;
+                }
+            }
+            return ratio >= 1.0 || sampled.isLoggable(record);
+        };
     }
 
     /**
