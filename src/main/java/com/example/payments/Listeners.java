@@ -22,6 +22,7 @@ import io.helidon.http.DirectHandler.EventType;
 import io.helidon.http.Status;
 import io.helidon.http.media.MediaContext;
 import io.helidon.http.media.jackson.JacksonSupport;
+import io.helidon.openapi.OpenApiFeature;
 import io.helidon.webserver.ConnectionContext;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.WebServerConfig;
@@ -57,6 +58,11 @@ final class Listeners {
      * connections (one plus a pool of 16 for {@code WAIT}), the loopback prober's client socket, log files.
      */
     static final int SPARE_FILE_DESCRIPTORS = 64;
+
+    /** Path of the OpenAPI document on the health listener. */
+    static final String OPENAPI_PATH = "/openapi";
+    /** The OpenAPI document of the business API, on the classpath. */
+    static final String OPENAPI_DOCUMENT = "META-INF/openapi.yaml";
 
     private Listeners() {
     }
@@ -96,7 +102,9 @@ final class Listeners {
     }
 
     /**
-     * Starts the health listener: the probe routes and {@code /metrics} (only the metrics observer, at the root).
+     * Starts the health listener: the probe routes, {@code /metrics} (only the metrics observer, at the root) and
+     * {@code /openapi}, the business API's OpenAPI document (Helidon's OpenAPI feature; YAML, or JSON with
+     * {@code Accept: application/json} or {@code ?format=json}).
      *
      * <p>It takes no request body (any is 413) and serves {@code GET} and {@code HEAD} only (the routing's filter).
      *
@@ -121,6 +129,11 @@ final class Listeners {
                                     .endpoint("/")
                                     .addObserver(MetricsObserver.builder().endpoint("metrics").build())
                                     .build())
+                // The business API's contract, served here and not on the business port (DESIGN §2).
+                .addFeature(OpenApiFeature.builder()
+                                    .webContext(OPENAPI_PATH)
+                                    .staticFile(OPENAPI_DOCUMENT)
+                                    .build())
                 .routing(routing)
                 .build()
                 .start();
@@ -129,6 +142,23 @@ final class Listeners {
         }
         requireListening(health, "health-server.port", settings.healthPort());
         return health;
+    }
+
+    /**
+     * The OpenAPI document's bytes, as {@code GET /openapi} sends them in YAML.
+     *
+     * @return the document
+     * @throws IllegalStateException when it is not on the classpath (a packaging bug)
+     */
+    static byte[] openApiDocument() {
+        try (var in = Listeners.class.getClassLoader().getResourceAsStream(OPENAPI_DOCUMENT)) {
+            if (in == null) {
+                throw new IllegalStateException(OPENAPI_DOCUMENT + " is not on the classpath");
+            }
+            return in.readAllBytes();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /**

@@ -305,7 +305,8 @@ public final class Main {
 
     /**
      * Routing of the health listener: the probes and {@code HEAD /metrics} ({@code GET /metrics} comes from the
-     * observe feature), {@code GET} and {@code HEAD} only, behind the {@code Connection: close} filter.
+     * observe feature, {@code GET /openapi} from the OpenAPI feature), {@code GET} and {@code HEAD} only, behind the
+     * {@code Connection: close} filter.
      *
      * @param routing routing builder of the health server
      * @param probes  the probe routes
@@ -315,11 +316,17 @@ public final class Main {
         Map<String, List<Method>> resources = new LinkedHashMap<>();
         HealthService.PATHS.forEach(path -> resources.put(path, GET_HEAD));
         resources.put(MetricsHead.PATH, GET_HEAD);
+        resources.put(Listeners.OPENAPI_PATH, GET_HEAD);
         routing.addFilter(RequestIdFilter.create())
                 .addFilter(ConnectionCloseFilter.create(() -> false))
                 .addFilter(AllowedMethodsFilter.create(resources))
                 .register(probes)
-                .head(MetricsHead.PATH, MetricsHead.create(meters));
+                .head(MetricsHead.PATH, MetricsHead.create(meters))
+                // GET /openapi comes from the OpenAPI feature, which has no HEAD: the headers of its YAML answer.
+                .head(Listeners.OPENAPI_PATH, (req, res) -> {
+                    res.header(HeaderNames.CONTENT_TYPE, "application/vnd.oai.openapi");
+                    ResponseBodies.send(req, res, Listeners.openApiDocument());
+                });
     }
 
     private static String oneLine(Throwable error) {

@@ -12,6 +12,7 @@ import com.example.payments.authentication.Authenticator;
 import com.example.payments.observability.Tracing;
 import com.example.payments.testing.Http;
 import com.example.payments.testing.MetricsScrape;
+import com.example.payments.testing.OpenApiContract;
 import com.example.payments.testing.TestCredentials;
 
 import io.helidon.config.Config;
@@ -29,6 +30,7 @@ final class TestService implements AutoCloseable {
 
     private TestService(Main.Running running) {
         this.running = running;
+        OpenApiContract.businessListener(running.business().port());
     }
 
     static TestService start(Map<String, String> overrides) {
@@ -138,6 +140,7 @@ final class TestService implements AutoCloseable {
 
     @Override
     public void close() {
+        OpenApiContract.stopped(running.business().port());
         running.stopForTests();
     }
 }
