@@ -61,8 +61,6 @@ final class Listeners {
 
     /** Path of the OpenAPI document on the health listener. */
     static final String OPENAPI_PATH = "/openapi";
-    /** The OpenAPI document of the business API, on the classpath. */
-    static final String OPENAPI_DOCUMENT = "META-INF/openapi.yaml";
 
     private Listeners() {
     }
@@ -113,11 +111,12 @@ final class Listeners {
      * @param deadlines the health listener's header deadline
      * @param routing   registers the probe routes
      * @param business  stopped when the health listener cannot start, so no half-started process is left behind
+     * @param openApi   the document {@code /openapi} serves
      * @return the listening server
      * @throws ConfigurationException naming {@code health-server.port} when it cannot listen
      */
     static WebServer startHealth(Config config, AppSettings settings, RequestDeadlines deadlines,
-                                 Consumer<HttpRouting.Builder> routing, WebServer business) {
+                                 Consumer<HttpRouting.Builder> routing, WebServer business, OpenApiDocument openApi) {
         WebServer health = bounded(WebServer.builder().config(config.get("health-server")), settings.http().health(),
                                    deadlines, () -> { }, ProblemDirectHandler.withoutBodies())
                 .port(settings.healthPort())
@@ -132,7 +131,8 @@ final class Listeners {
                 // The business API's contract, served here and not on the business port (DESIGN §2).
                 .addFeature(OpenApiFeature.builder()
                                     .webContext(OPENAPI_PATH)
-                                    .staticFile(OPENAPI_DOCUMENT)
+                                    .staticFile(OpenApiDocument.RESOURCE)
+                                    .manager(openApi)
                                     .build())
                 .routing(routing)
                 .build()
@@ -142,23 +142,6 @@ final class Listeners {
         }
         requireListening(health, "health-server.port", settings.healthPort());
         return health;
-    }
-
-    /**
-     * The OpenAPI document's bytes, as {@code GET /openapi} sends them in YAML.
-     *
-     * @return the document
-     * @throws IllegalStateException when it is not on the classpath (a packaging bug)
-     */
-    static byte[] openApiDocument() {
-        try (var in = Listeners.class.getClassLoader().getResourceAsStream(OPENAPI_DOCUMENT)) {
-            if (in == null) {
-                throw new IllegalStateException(OPENAPI_DOCUMENT + " is not on the classpath");
-            }
-            return in.readAllBytes();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
     }
 
     /**

@@ -222,8 +222,10 @@ public final class Main {
 
         HealthService probes = HealthService.create(state, dependencies, backends.capacity(), watchdog,
                                                     settings.health(), meters);
+        OpenApiDocument openApi = OpenApiDocument.load();
         WebServer health = Listeners.startHealth(config, settings, healthDeadlines,
-                                                 routing -> healthRouting(routing, probes, meters), business);
+                                                 routing -> healthRouting(routing, probes, meters, openApi), business,
+                                                 openApi);
 
         List<PeriodicWorker> workers = new ArrayList<>();
         backends.sweep().ifPresent(sweep -> {
@@ -311,8 +313,10 @@ public final class Main {
      * @param routing routing builder of the health server
      * @param probes  the probe routes
      * @param meters  the registry {@code /metrics} serves
+     * @param openApi the document {@code /openapi} serves
      */
-    static void healthRouting(HttpRouting.Builder routing, HealthService probes, MeterRegistry meters) {
+    static void healthRouting(HttpRouting.Builder routing, HealthService probes, MeterRegistry meters,
+                              OpenApiDocument openApi) {
         Map<String, List<Method>> resources = new LinkedHashMap<>();
         HealthService.PATHS.forEach(path -> resources.put(path, GET_HEAD));
         resources.put(MetricsHead.PATH, GET_HEAD);
@@ -325,7 +329,7 @@ public final class Main {
                 // GET /openapi comes from the OpenAPI feature, which has no HEAD: the headers of its YAML answer.
                 .head(Listeners.OPENAPI_PATH, (req, res) -> {
                     res.header(HeaderNames.CONTENT_TYPE, "application/vnd.oai.openapi");
-                    ResponseBodies.send(req, res, Listeners.openApiDocument());
+                    ResponseBodies.send(req, res, openApi.yamlBytes());
                 });
     }
 

@@ -140,7 +140,8 @@ public final class OpenApiContract {
             JsonNode operation = paths.get(template).get(method.toLowerCase(Locale.ROOT));
             if (operation == null) {
                 // A method the path does not serve: 405 or 501, a problem.
-                return problemResponse(status, List.of(405, 501), method + " " + template, failures);
+                return problemResponse(status, List.of(405, 501, 400, 413, 414, 431, 505), method + " " + template,
+                                       failures);
             }
             JsonNode response = operation.path("responses").get(String.valueOf(status));
             if (response == null) {
@@ -150,8 +151,9 @@ public final class OpenApiContract {
             }
             return resolve(response);
         }
-        return problemResponse(status, List.of(404, 400, 414, 431, 501, 505, 503), "an undocumented path",
-                               failures);
+        // Deny by default: an unknown path is 401 without credentials, 404 with them (or refused before routing).
+        return problemResponse(status, List.of(401, 404, 400, 405, 413, 414, 431, 501, 503, 505),
+                               "an undocumented path", failures);
     }
 
     // What a path or method outside the document gets: a problem, as the NotFound response describes it.
