@@ -3,6 +3,7 @@ package com.example.payments;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +19,8 @@ import com.example.payments.testing.TestCredentials;
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
 import io.helidon.health.HealthCheck;
+import io.opentelemetry.sdk.common.CompletableResultCode;
+import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
 
 /**
@@ -63,7 +66,7 @@ final class TestService implements AutoCloseable {
 
     /**
      * Starts the service with tracing on ({@code tracing.enabled: true}), its spans going to the given exporter; they
-     * are all exported when the service is closed.
+     * are all exported when the service is closed, and the exporter is not shut down (an in-memory one keeps them).
      *
      * @param overrides configuration values
      * @param exporter  e.g. an in-memory exporter
@@ -76,9 +79,28 @@ final class TestService implements AutoCloseable {
         AppSettings settings = AppSettings.create(config);
         TestService service = new TestService(Main.start(config, settings, List.of(),
                 ApiKeyAuthenticator.create(settings.auth().apiKeys()),
-                sequence -> { }, Tracing.install(settings.tracing(), exporter)));
+                sequence -> { }, Tracing.install(settings.tracing(), keptOnShutdown(exporter))));
         service.awaitStarted();
         return service;
+    }
+
+    private static SpanExporter keptOnShutdown(SpanExporter exporter) {
+        return new SpanExporter() {
+            @Override
+            public CompletableResultCode export(Collection<SpanData> batch) {
+                return exporter.export(batch);
+            }
+
+            @Override
+            public CompletableResultCode flush() {
+                return exporter.flush();
+            }
+
+            @Override
+            public CompletableResultCode shutdown() {
+                return CompletableResultCode.ofSuccess();
+            }
+        };
     }
 
     // Ephemeral ports and the test configuration's API keys (TestCredentials), below the test's own values.

@@ -4,7 +4,6 @@ import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,10 +15,8 @@ import com.example.payments.testing.LogCapture;
 
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanKind;
-import io.opentelemetry.sdk.common.CompletableResultCode;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
-import io.opentelemetry.sdk.trace.export.SpanExporter;
 import org.junit.jupiter.api.Test;
 
 import static org.hamcrest.MatcherAssert.assertThat;
@@ -45,7 +42,7 @@ class TracingTest {
         InMemorySpanExporter spans = InMemorySpanExporter.create();
         HttpResponse<String> created;
         HttpResponse<String> untraced;
-        try (TestService service = TestService.start(Map.of(), keptOnShutdown(spans))) {
+        try (TestService service = TestService.start(Map.of(), spans)) {
             created = send(Http.request(service.business("/v1/authorizations"))
                     .header("traceparent", "00-" + TRACE_ID + "-" + PARENT_ID + "-01")
                     .header("Content-Type", "application/json").header("Idempotency-Key", "trace-1")
@@ -83,7 +80,7 @@ class TracingTest {
         InMemorySpanExporter spans = InMemorySpanExporter.create();
         List<String> accessLines;
         try (LogCapture logs = LogCapture.start()) {
-            try (TestService service = TestService.start(Map.of(), keptOnShutdown(spans))) {
+            try (TestService service = TestService.start(Map.of(), spans)) {
                 String api = service.business("/v1/authorizations");
                 for (String pan : PANS) {
                     String body = Http.VALID_BODY.replace("4111111111111111", pan);
@@ -145,26 +142,6 @@ class TracingTest {
             sum += digit;
         }
         return sum % 10 == 0;
-    }
-
-    // The service's shutdown exports the last spans, then shuts the exporter down: an in-memory one would forget them.
-    private static SpanExporter keptOnShutdown(InMemorySpanExporter spans) {
-        return new SpanExporter() {
-            @Override
-            public CompletableResultCode export(Collection<SpanData> batch) {
-                return spans.export(batch);
-            }
-
-            @Override
-            public CompletableResultCode flush() {
-                return CompletableResultCode.ofSuccess();
-            }
-
-            @Override
-            public CompletableResultCode shutdown() {
-                return CompletableResultCode.ofSuccess();
-            }
-        };
     }
 
     private static SpanData named(List<SpanData> spans, String name) {
