@@ -1,6 +1,7 @@
 package com.example.payments;
 
 import java.time.Duration;
+import java.util.Locale;
 
 import com.example.payments.authentication.AuthSettings;
 import com.example.payments.authorization.AuthorizerSettings;
@@ -48,6 +49,36 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
         STAGING,
         /** Real payments. */
         PROD
+    }
+
+    /**
+     * Only the embedded defaults (dev, in-memory store, rule-based authorizer: a laptop running
+     * {@code java -jar target/payments-authorization.jar}) run without {@code idempotency.fingerprint-secret}, on a
+     * random secret of the process: there the store and the simulated issuer die with the process, so nothing needs a
+     * request's identity after a restart. Everything else needs the same attempt id for a request on every replica and
+     * after every restart (the issuer deduplicates on it): staging and prod take the secret from their Secret, a dev
+     * setup from {@code config/dev/config.yaml}.
+     */
+    private static void checkFingerprintSecret(AppSettings settings) {
+        if (!settings.idempotency().generatedSecret()) {
+            return;
+        }
+        boolean embeddedDefaults = settings.environment() == Environment.DEV
+                                   && settings.idempotency().store() == IdempotencySettings.Store.IN_MEMORY
+                                   && settings.authorizer().type() == AuthorizerSettings.Type.RULE_BASED;
+        if (!embeddedDefaults) {
+            throw new ConfigurationException("idempotency.fingerprint-secret", "missing with app.environment "
+                    + settings.environment().name().toLowerCase(Locale.ROOT) + ", idempotency.store "
+                    + configName(settings.idempotency().store()) + " and authorizer.type "
+                    + configName(settings.authorizer().type()) + "; allowed: a secret of at least "
+                    + IdempotencySettings.MIN_SECRET_LENGTH + " characters, the same on every replica (the Secret "
+                    + "payments-authorization-secrets as IDEMPOTENCY_FINGERPRINT_SECRET; config/dev/config.yaml for "
+                    + "dev). Only dev with the in-memory store and the rule-based authorizer runs without one");
+        }
+    }
+
+    private static String configName(Enum<?> constant) {
+        return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
     /**
@@ -112,6 +143,7 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
                     + "(" + store + ") = " + floor + ", so that the lease outlasts the issuer call and the recording "
                     + "of its decision even when no renewal gets through");
         }
+        checkFingerprintSecret(settings);
         EnvironmentRules.check(settings);
         return settings;
     }

@@ -22,14 +22,15 @@ record AuthorizerBackend(Authorizer authorizer, Map<String, AutoCloseable> resou
      * Builds the authorizer; nothing connects yet.
      *
      * @param settings {@code authorizer.*}
-     * @param meters   the service's registry (the built-in issuer's metrics go there)
+     * @param meters   the service's registry (the built-in issuer's metrics, the http authorizer's retries)
      * @return the authorizer and its resources
      */
     static AuthorizerBackend create(AuthorizerSettings settings, MeterRegistry meters) {
         return switch (settings.type()) {
         case RULE_BASED -> new AuthorizerBackend(RuleBasedAuthorizer.create(settings, meters), Map.of());
         case HTTP -> {
-            HttpAuthorizer http = HttpAuthorizer.create(settings.httpUri().orElseThrow(), settings.timeout());
+            HttpAuthorizer http = HttpAuthorizer.create(settings.httpUri().orElseThrow(), settings.timeout(),
+                                                      meters);
             yield new AuthorizerBackend(http, Map.of("issuer-client", http));
         }
         };

@@ -16,11 +16,12 @@ import com.example.payments.lifecycle.ShutdownSettings;
  * <ul>
  *     <li>{@code authorizer.type: rule-based}: approves test cards against an issuer simulated in-process; staging
  *     and prod call an issuer API ({@code http}, {@code authorizer.http.uri}).</li>
- *     <li>The development fingerprint secret of {@code application.yaml}, current or previous: with it, fingerprints
- *     and attempt ids are keyed by a value anyone can read here.</li>
+ *     <li>The development fingerprint secret of {@code config/dev/config.yaml}, current or previous: with it,
+ *     fingerprints and attempt ids are keyed by a value anyone can read here. (No secret at all is refused before,
+ *     by {@code AppSettings}.)</li>
  *     <li>No API key at all (a missing or empty Secret), or a key published in this repository (the development key
  *     of {@code config/dev} and the README, the tests' keys).</li>
- *     <li>{@code shutdown.mode: naive}: for side-by-side load tests only (DESIGN §4).</li>
+ *     <li>{@code shutdown.mode: naive}: for side-by-side load tests only.</li>
  * </ul>
  */
 final class EnvironmentRules {
@@ -46,14 +47,14 @@ final class EnvironmentRules {
         IdempotencySettings idempotency = settings.idempotency();
         if (idempotency.fingerprintSecret().equals(IdempotencySettings.DEVELOPMENT_SECRET)) {
             throw new ConfigurationException("idempotency.fingerprint-secret", "the development value of "
-                    + "application.yaml is refused with " + environment + "; allowed: a secret of at least "
+                    + "config/dev/config.yaml is refused with " + environment + "; allowed: a secret of at least "
                     + IdempotencySettings.MIN_SECRET_LENGTH + " characters from the Secret payments-authorization-secrets "
                     + "(IDEMPOTENCY_FINGERPRINT_SECRET)");
         }
         if (idempotency.previousSecret().filter(IdempotencySettings.DEVELOPMENT_SECRET::equals).isPresent()) {
             throw new ConfigurationException("idempotency.fingerprint-secret-previous", "the development value of "
-                    + "application.yaml is refused with " + environment + "; allowed: unset, or the secret used before "
-                    + "the current one");
+                    + "config/dev/config.yaml is refused with " + environment + "; allowed: unset, or the secret used "
+                    + "before the current one");
         }
         AuthSettings auth = settings.auth();
         if (auth.apiKeys().size() == 0) {

@@ -153,6 +153,11 @@ public final class Main {
             LOGGER.log(Level.WARNING, "No API key configured (auth.api-keys, auth.api-keys-file): every authorization "
                                       + "request is answered 401");
         }
+        if (settings.idempotency().generatedSecret()) {
+            LOGGER.log(Level.WARNING, "No idempotency.fingerprint-secret configured: request identities use a random "
+                                      + "secret of this process (app.environment dev, in-memory store, rule-based "
+                                      + "authorizer only); config/dev/config.yaml sets the development one");
+        }
         return start(config, settings, readinessChecks, ApiKeyAuthenticator.create(settings.auth().apiKeys()),
                      signalHandling);
     }

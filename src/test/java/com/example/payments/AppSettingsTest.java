@@ -1,8 +1,10 @@
 package com.example.payments;
 
+import java.util.HashMap;
 import java.util.Map;
 
 import com.example.payments.config.ConfigurationException;
+import com.example.payments.idempotency.IdempotencySettings;
 
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
@@ -12,6 +14,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
@@ -97,8 +101,42 @@ class AppSettingsTest {
     @Test
     void devAcceptsTheDevelopmentFingerprintSecretWithEveryStore() {
         AppSettings redis = settings(Map.of("idempotency.store", "redis", "idempotency.redis.uri",
-                                            "redis://127.0.0.1:6379"));
+                                            "redis://127.0.0.1:6379", "idempotency.fingerprint-secret",
+                                            IdempotencySettings.DEVELOPMENT_SECRET));
         assertThat(redis.environment(), is(AppSettings.Environment.DEV));
+    }
+
+    @Test
+    void theShippedDefaultsHoldNoSecretAndRunOnARandomOneOfTheProcess() {
+        AppSettings first = settings(Map.of());
+        AppSettings second = settings(Map.of());
+
+        assertThat(first.idempotency().generatedSecret(), is(true));
+        assertThat(first.idempotency().fingerprintSecret().length() >= IdempotencySettings.MIN_SECRET_LENGTH,
+                   is(true));
+        assertThat("never the published development secret", first.idempotency().fingerprintSecret(),
+                   is(not(IdempotencySettings.DEVELOPMENT_SECRET)));
+        assertThat(second.idempotency().fingerprintSecret(), is(not(first.idempotency().fingerprintSecret())));
+        assertThat(settings(Map.of("idempotency.fingerprint-secret", "a-real-secret-value")).idempotency()
+                           .generatedSecret(), is(false));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "idempotency.store=redis,idempotency.redis.uri=redis://127.0.0.1:6379|dev, idempotency.store redis and "
+            + "authorizer.type rule-based",
+            "authorizer.type=http,authorizer.http.uri=http://127.0.0.1:8090|dev, idempotency.store in-memory and "
+            + "authorizer.type http",
+            "app.environment=prod,authorizer.type=http,authorizer.http.uri=http://127.0.0.1:8090|prod, "
+            + "idempotency.store in-memory and authorizer.type http"})
+    void withoutAFingerprintSecretOnlyTheEmbeddedDefaultsStart(String overrides, String named) {
+        Map<String, String> config = new HashMap<>();
+        for (String pair : overrides.split(",")) {
+            config.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
+        }
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(config));
+        assertThat(e.getMessage(), startsWith("idempotency.fingerprint-secret: missing with app.environment " + named
+                                              + "; allowed: a secret of at least 16 characters"));
     }
 
     @Test
@@ -150,6 +188,7 @@ class AppSettingsTest {
     @Test
     void thePreviousSecretMustDifferFromTheCurrentOne() {
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(Map.of(
+                "idempotency.fingerprint-secret", "local-development-only-fingerprint-secret",
                 "idempotency.fingerprint-secret-previous", "local-development-only-fingerprint-secret")));
         assertThat(e.getMessage().startsWith("idempotency.fingerprint-secret-previous: not allowed (41 characters, "
                                              + "equal to idempotency.fingerprint-secret)"), is(true));

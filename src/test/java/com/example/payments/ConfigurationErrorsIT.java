@@ -1,12 +1,15 @@
 package com.example.payments;
 
 import java.net.ServerSocket;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
+import com.example.payments.testing.Http;
 import com.example.payments.testing.ServiceProcess;
 
 import org.junit.jupiter.api.Test;
@@ -22,7 +25,7 @@ import static org.hamcrest.Matchers.not;
 
 /**
  * The packaged service refuses a bad configuration: exit status 2 and one line naming the key and the range.
- * {@link #aMalformedValueExitsWith2AndOneLineNamingTheKey} walks a table of malformed values (issue 9, kind 10) from
+ * {@link #aMalformedValueExitsWith2AndOneLineNamingTheKey} walks a table of malformed values from
  * system properties, environment variables and the {@code APP_CONFIG_FILE}; {@code MalformedConfigurationTest} walks
  * every key in-process.
  */
@@ -97,6 +100,41 @@ class ConfigurationErrorsIT {
                    is(java.util.List.of("Invalid configuration: auth.api-keys: holds an API key published in this "
                                         + "repository (the development or a test key), refused with app.environment "
                                         + "staging; allowed: hashes of keys generated for this environment only")));
+    }
+
+    @Test
+    void prodWithoutItsFingerprintSecretRefusesToStartNamingTheKey(@TempDir Path dir) throws Exception {
+        // The prod config file with every Secret mounted but the fingerprint secret (application.yaml has none).
+        Path apiKeys = dir.resolve("api-keys");
+        Files.writeString(apiKeys, "sha256:" + "3c".repeat(32) + " m_123\n");
+        ServiceProcess.Exited exited = ServiceProcess.runToExit(Map.of(), Map.of(
+                "APP_CONFIG_FILE", "config/prod/config.yaml", "AUTH_API_KEYS_FILE", apiKeys.toString(),
+                "IDEMPOTENCY_REDIS_URI", "redis://127.0.0.1:1"));
+        assertThat(exited.output().toString(), exited.status(), is(2));
+        assertThat(exited.output().stream().filter(line -> line.startsWith("Invalid configuration: ")).toList(),
+                   is(List.of("Invalid configuration: idempotency.fingerprint-secret: missing with app.environment "
+                              + "prod, idempotency.store redis and authorizer.type http; allowed: a secret of at least "
+                              + "16 characters, the same on every replica (the Secret payments-authorization-secrets "
+                              + "as IDEMPOTENCY_FINGERPRINT_SECRET; config/dev/config.yaml for dev). Only dev with the "
+                              + "in-memory store and the rule-based authorizer runs without one")));
+    }
+
+    @Test
+    void theJarWithoutAConfigFileRunsTheEmbeddedDefaultsOnARandomSecretAndSaysSo() throws Exception {
+        // README's quick start, exactly: java -jar target/payments-authorization.jar (ports 0 here), no test settings.
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                                       "-Dserver.port=0", "-Dhealth-server.port=0", "-jar",
+                                       "target/payments-authorization.jar");
+        try (ServiceProcess service = ServiceProcess.launch(command, Map.of(), Duration.ofSeconds(30))) {
+            service.awaitReady(Duration.ofSeconds(30));
+            assertThat(service.output().stream().anyMatch(line -> line.contains(
+                    "No idempotency.fingerprint-secret configured: request identities use a random secret of this "
+                    + "process")), is(true));
+            HttpResponse<String> created = Http.post(
+                    "http://127.0.0.1:" + service.businessPort() + "/v1/authorizations", "order-1",
+                    Http.VALID_BODY);
+            assertThat("no API key on the embedded defaults", created.statusCode(), is(401));
+        }
     }
 
     @Test

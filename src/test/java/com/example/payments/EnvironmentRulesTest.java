@@ -72,9 +72,9 @@ class EnvironmentRulesTest {
     @CsvSource(delimiter = '|', value = {
             "authorizer.type|rule-based|authorizer.type: 'rule-based' is refused with app.environment ENV",
             "idempotency.fingerprint-secret|local-development-only-fingerprint-secret|idempotency.fingerprint-secret: "
-            + "the development value of application.yaml is refused with app.environment ENV",
+            + "the development value of config/dev/config.yaml is refused with app.environment ENV",
             "idempotency.fingerprint-secret-previous|local-development-only-fingerprint-secret|"
-            + "idempotency.fingerprint-secret-previous: the development value of application.yaml is refused",
+            + "idempotency.fingerprint-secret-previous: the development value of config/dev/config.yaml is refused",
             "auth.api-keys|DEV_KEY|auth.api-keys: holds an API key published in this repository",
             "auth.api-keys-file||auth.api-keys-file: no API key configured with app.environment ENV",
             "shutdown.mode|naive|shutdown.mode: 'naive' is refused with app.environment ENV"})

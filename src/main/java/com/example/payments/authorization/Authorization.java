@@ -14,7 +14,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param reference   merchant reference, omitted when none was sent
  * @param amount      amount in minor units with currency
  * @param card        brand and last four digits
- * @param createdAt   ISO-8601 UTC instant with millisecond precision
+ * @param createdAt   ISO-8601 UTC instant with millisecond precision: the issuer's time of the decision
+ *                    ({@link Authorizer.Decision#decidedAt()}), so every execution of the attempt builds the same bytes
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Authorization(String id, String status, String declineCode, String merchantId, String reference,

@@ -70,7 +70,7 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
         this.operation = operation;
         this.authorizer = authorizer;
         this.failures = failures;
-        this.work = new AuthorizeWork(authorizer, clock, meters);
+        this.work = new AuthorizeWork(authorizer, meters);
         this.validator = new RequestValidator(clock);
     }
 
@@ -80,7 +80,7 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
      * @param operation  the idempotent-operation flow of {@link #OPERATION}
      * @param authorizer the issuer seam
      * @param settings   {@code authorizer.*}: its timeout bounds every call
-     * @param clock      clock of {@code createdAt} and of card expiry
+     * @param clock      clock of card expiry ({@code createdAt} is the issuer's time of the decision)
      * @param meters     metrics registry
      * @param failures   answers and counts the 403 of a caller naming another merchant
      * @return the service
@@ -110,7 +110,7 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
             return;
         }
         // The body is read before the key is looked at: a chunked body over the limit only shows its size while it
-        // is read, and 413 comes before 400 (DESIGN §6). Reading throws the 413 for the direct handler to answer.
+        // is read, and 413 comes before 400. Reading throws the 413 for the direct handler to answer.
         RequestValidator.Result body = read(req, res);
         Optional<IdempotencyKey> key = operation.key(req, res);
         if (key.isEmpty()) {

@@ -1,7 +1,5 @@
 package com.example.payments.authorization;
 
-import java.time.Clock;
-import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Locale;
@@ -17,18 +15,17 @@ import io.helidon.metrics.api.Tag;
 
 /**
  * The work of {@code POST /v1/authorizations} once its key is claimed: one bounded authorizer call with the attempt
- * id, and the {@link Authorization} it decided (approved or declined), whose id is the attempt's resource id.
+ * id, and the {@link Authorization} it decided (approved or declined), whose id is the attempt's resource id and
+ * whose {@code createdAt} is the issuer's time of the decision: nothing in it depends on which execution built it.
  * Counts {@code authorizations_total{status}} once per recorded decision, however many executions converge on it.
  */
 final class AuthorizeWork {
 
     private final BoundedAuthorizer authorizer;
-    private final Clock clock;
     private final MeterRegistry meters;
 
-    AuthorizeWork(BoundedAuthorizer authorizer, Clock clock, MeterRegistry meters) {
+    AuthorizeWork(BoundedAuthorizer authorizer, MeterRegistry meters) {
         this.authorizer = authorizer;
-        this.clock = clock;
         this.meters = meters;
     }
 
@@ -56,7 +53,8 @@ final class AuthorizeWork {
         Authorization authorization = new Authorization(attempt.resourceId(),
                 decision.approved() ? "APPROVED" : "DECLINED", decision.declineCode(), request.merchantId(),
                 request.reference(), request.amount(), new Authorization.CardSummary(card.brand(), card.last4()),
-                Instant.now(clock).truncatedTo(ChronoUnit.MILLIS).toString());
+                // The issuer's time, not ours: a re-execution after the store lost the decision rebuilds these bytes.
+                decision.decidedAt().truncatedTo(ChronoUnit.MILLIS).toString());
         return new Work.Decided(Json.bytes(authorization), () -> count(authorization));
     }
 

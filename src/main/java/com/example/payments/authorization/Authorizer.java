@@ -1,5 +1,8 @@
 package com.example.payments.authorization;
 
+import java.time.Instant;
+import java.util.Objects;
+
 /**
  * The seam a fork replaces: the call to the card issuer (or an acquirer / payment processor).
  *
@@ -15,7 +18,7 @@ public interface Authorizer {
      * Asks the issuer for a decision.
      *
      * @param attempt the attempt: stable attempt id, merchant, amount and card (with PAN)
-     * @return approved, or declined with a decline code
+     * @return approved, or declined with a decline code, with the issuer's time of the decision
      * @throws IssuerUnavailableException when the issuer could not be reached or answered with an error; the caller
      *                                    answers 502 and releases the idempotency key so the client may retry
      * @throws InterruptedException       when the timeout expired or the process is shutting down
@@ -25,29 +28,48 @@ public interface Authorizer {
     /**
      * The issuer's answer.
      *
+     * <p>{@code decidedAt} becomes the authorization's {@code createdAt}. It must be the issuer's own time of the
+     * decision, the same on every answer for one attempt id (an acquirer's transaction timestamp, which it repeats when
+     * it answers a retry from its idempotency record), never "now" on this side: when the idempotency store loses a
+     * decision (a Redis restart without persistence, a failover), the retry runs the work again, the issuer answers
+     * the same attempt id again, and the authorization rebuilt from that answer must be byte-identical to the first
+     * one (docs/idempotency.md).
+     *
      * @param approved    {@code true} to approve
      * @param declineCode reason when declined ({@code card_declined}, {@code insufficient_funds},
      *                    {@code limit_exceeded}, ...), {@code null} when approved
+     * @param decidedAt   when the issuer decided (UTC; millisecond precision is kept)
      */
-    record Decision(boolean approved, String declineCode) {
+    record Decision(boolean approved, String declineCode, Instant decidedAt) {
+
+        /**
+         * Checks the decision time.
+         *
+         * @throws NullPointerException when {@code decidedAt} is null
+         */
+        public Decision {
+            Objects.requireNonNull(decidedAt, "decidedAt");
+        }
 
         /**
          * An approval.
          *
+         * @param decidedAt when the issuer decided
          * @return decision
          */
-        public static Decision approve() {
-            return new Decision(true, null);
+        public static Decision approve(Instant decidedAt) {
+            return new Decision(true, null, decidedAt);
         }
 
         /**
          * A decline.
          *
-         * @param code decline code
+         * @param code      decline code
+         * @param decidedAt when the issuer decided
          * @return decision
          */
-        public static Decision decline(String code) {
-            return new Decision(false, code);
+        public static Decision decline(String code, Instant decidedAt) {
+            return new Decision(false, code, decidedAt);
         }
     }
 

@@ -5,17 +5,23 @@ import java.lang.System.Logger.Level;
 import java.io.InputStream;
 import java.net.URI;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.regex.Pattern;
 
 import com.example.payments.http.Json;
 import com.example.payments.observability.Tracing;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.helidon.common.media.type.MediaTypes;
 import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
+import io.helidon.metrics.api.Counter;
+import io.helidon.metrics.api.MeterRegistry;
+import io.helidon.webclient.api.ConnectedSocketChannelInfo;
+import io.helidon.webclient.api.ConnectedSocketInfo;
+import io.helidon.webclient.api.ConnectionListener;
 import io.helidon.webclient.api.HttpClientRequest;
 import io.helidon.webclient.api.HttpClientResponse;
 import io.helidon.webclient.api.WebClient;
@@ -34,8 +40,9 @@ import io.opentelemetry.context.Context;
  * {"merchantId":"m_123","reference":"order-42","amount":{"value":1299,"currency":"EUR"},
  *  "card":{"number":"4111111111111111","expiryMonth":12,"expiryYear":2030,"cvc":"123"}}
  * </pre>
- * answered {@code 200 {"attemptId":"att_3f2a...","status":"APPROVED"}} or
- * {@code 200 {"attemptId":"att_3f2a...","status":"DECLINED","declineCode":"card_declined"}}.
+ * answered {@code 200 {"attemptId":"att_3f2a...","status":"APPROVED","decidedAt":"2026-11-30T20:38:51.378Z"}} or
+ * {@code 200 {"attemptId":"att_3f2a...","status":"DECLINED","declineCode":"card_declined","decidedAt":"..."}}:
+ * {@code decidedAt} is the issuer's time of its first decision for the attempt id, and becomes {@code createdAt}.
  *
  * <p>What a fork must keep when it changes the wire format:
  * <ul>
@@ -69,10 +76,13 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
 
     private final WebClient client;
     private final URI endpoint;
+    private final Duration socketTimeout;
+    private final NewConnections newConnections = new NewConnections();
+    private final Counter staleConnectionRetries;
 
-    private HttpAuthorizer(URI baseUri, Duration timeout) {
+    private HttpAuthorizer(URI baseUri, Duration timeout, MeterRegistry meters) {
         this.endpoint = URI.create(baseUri.toString().replaceAll("/+$", "") + PATH);
-        Duration socketTimeout = timeout.plus(SOCKET_TIMEOUT_MARGIN);
+        this.socketTimeout = timeout.plus(SOCKET_TIMEOUT_MARGIN);
         this.client = WebClient.builder()
                 .connectTimeout(socketTimeout)
                 .readTimeout(socketTimeout)
@@ -80,7 +90,11 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
                 .followRedirects(false)
                 // Its own connection pool, so that close() really closes this client's connections.
                 .shareConnectionCache(false)
+                .connectionListener(newConnections)
                 .build();
+        this.staleConnectionRetries = meters.getOrCreate(Counter.builder("authorizer_connection_retries")
+                .description("Issuer calls sent again on a new connection after a reused keep-alive connection "
+                             + "failed before any answer"));
     }
 
     /**
@@ -88,10 +102,12 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
      *
      * @param baseUri {@code authorizer.http.uri}, e.g. {@code http://127.0.0.1:8090}
      * @param timeout {@code authorizer.timeout}, default PT5S
+     * @param meters  where {@code authorizer_connection_retries_total} goes: calls retried once on a new connection
+     *                because a reused one was dead
      * @return the authorizer
      */
-    public static HttpAuthorizer create(URI baseUri, Duration timeout) {
-        return new HttpAuthorizer(baseUri, timeout);
+    public static HttpAuthorizer create(URI baseUri, Duration timeout, MeterRegistry meters) {
+        return new HttpAuthorizer(baseUri, timeout, meters);
     }
 
     @Override
@@ -100,31 +116,82 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
             throw new InterruptedException("issuer call not started: interrupted");
         }
         byte[] body = Json.bytes(body(attempt.request()));
-        byte[] answer;
-        int status;
-        HttpClientRequest request = client.post()
-                .uri(endpoint)
-                .header(IDEMPOTENCY_KEY, attempt.attemptId())
-                .contentType(MediaTypes.APPLICATION_JSON)
-                .accept(MediaTypes.APPLICATION_JSON);
-        // W3C Trace Context to the issuer: the issuer call's span, or the caller's traceparent when tracing is off.
-        Tracing.propagators().getTextMapPropagator().inject(Context.current(), request,
-                (carrier, name, value) -> carrier.header(HeaderNames.create(name), value));
-        try (HttpClientResponse response = request.submit(body)) {
-            status = response.status().code();
-            answer = status == 200 ? read(response.inputStream()) : new byte[0];
-        } catch (IOException | RuntimeException e) {
-            // An interrupted virtual thread's socket is closed under it: whatever the exception, it was the interrupt.
-            if (Thread.currentThread().isInterrupted()) {
-                throw new InterruptedException("issuer call interrupted");
+        long opened = newConnections.opened();
+        long start = System.nanoTime();
+        Answer answer;
+        try {
+            answer = exchange(attempt.attemptId(), body, true);
+        } catch (NoResponse e) {
+            // A pooled keep-alive connection can be dead by the time it is reused: the issuer closed it while idle (its
+            // idle timeout), or the client's idle-connection monitor gave up on it just as it was taken. Helidon 4.5's
+            // WebClient has no idle eviction to rule that out, and such a call fails before any byte of the answer.
+            // The attempt id is the issuer's idempotency key, so the same call once more, on a fresh connection, is
+            // safe. Not retried: a call that failed on a connection it just opened (the issuer is unreachable), or that
+            // waited its whole read timeout for the answer (the issuer is slow, not the connection dead). The monitor's
+            // own give-up is a SocketTimeoutException too, but it fails the call at once.
+            boolean waitedForAnswer = System.nanoTime() - start >= socketTimeout.toNanos();
+            if (newConnections.opened() != opened || waitedForAnswer || Thread.currentThread().isInterrupted()) {
+                throw unknownOutcome(e.getCause());
             }
-            throw new IssuerUnavailableException("issuer call failed: " + e.getClass().getSimpleName() + ": "
-                                                 + e.getMessage());
+            staleConnectionRetries.increment();
+            LOGGER.log(Level.DEBUG, "Issuer call failed on a reused connection ({0}); retrying once on a new one, "
+                                    + "attempt {1}", e.getCause().getClass().getSimpleName(), attempt.attemptId());
+            try {
+                answer = exchange(attempt.attemptId(), body, false);
+            } catch (NoResponse again) {
+                throw unknownOutcome(again.getCause());
+            }
         }
-        if (status != 200) {
-            throw new IssuerUnavailableException("issuer answered HTTP " + status);
+        if (answer.status() != 200) {
+            throw new IssuerUnavailableException("issuer answered HTTP " + answer.status());
         }
-        return decision(answer, attempt.attemptId());
+        return decision(answer.body(), attempt.attemptId());
+    }
+
+    /** A status and, for 200, the body. */
+    private record Answer(int status, byte[] body) {
+    }
+
+    /** The request failed before the head of the answer was read. */
+    private static final class NoResponse extends Exception {
+        NoResponse(RuntimeException cause) {
+            super(cause);
+        }
+    }
+
+    // keepAlive false: a connection of its own (Connection: close), never one from the pool.
+    private Answer exchange(String attemptId, byte[] body, boolean keepAlive)
+            throws NoResponse, IssuerUnavailableException, InterruptedException {
+        HttpClientResponse response;
+        try {
+            HttpClientRequest request = client.post()
+                    .uri(endpoint)
+                    .keepAlive(keepAlive)
+                    .header(IDEMPOTENCY_KEY, attemptId)
+                    .contentType(MediaTypes.APPLICATION_JSON)
+                    .accept(MediaTypes.APPLICATION_JSON);
+            // W3C Trace Context to the issuer: the issuer call's span, or the caller's traceparent when tracing is off.
+            Tracing.propagators().getTextMapPropagator().inject(Context.current(), request,
+                    (carrier, name, value) -> carrier.header(HeaderNames.create(name), value));
+            response = request.submit(body);
+        } catch (RuntimeException e) {
+            throw new NoResponse(e);
+        }
+        try (response) {
+            int status = response.status().code();
+            return new Answer(status, status == 200 ? read(response.inputStream()) : new byte[0]);
+        } catch (IOException | RuntimeException e) {
+            throw unknownOutcome(e);
+        }
+    }
+
+    // An interrupted virtual thread's socket is closed under it: whatever the exception, it was the interrupt.
+    private static IssuerUnavailableException unknownOutcome(Throwable e) throws InterruptedException {
+        if (Thread.currentThread().isInterrupted()) {
+            throw new InterruptedException("issuer call interrupted");
+        }
+        return new IssuerUnavailableException("issuer call failed: " + e.getClass().getSimpleName() + ": "
+                                              + e.getMessage());
     }
 
     private static ObjectNode body(AuthorizationRequest request) {
@@ -161,16 +228,47 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
             throw new IssuerUnavailableException("issuer answered for another attempt");
         }
         String code = json.path("declineCode").asText("");
+        Instant decidedAt = decidedAt(json);
         return switch (json.path("status").asText("")) {
-        case "APPROVED" -> Decision.approve();
+        case "APPROVED" -> Decision.approve(decidedAt);
         case "DECLINED" -> {
             if (!DECLINE_CODE.matcher(code).matches()) {
                 throw new IssuerUnavailableException("issuer declined without a valid decline code");
             }
-            yield Decision.decline(code);
+            yield Decision.decline(code, decidedAt);
         }
         default -> throw new IssuerUnavailableException("issuer answered without an APPROVED or DECLINED status");
         };
+    }
+
+    // The issuer's time of the decision, repeated on every answer for the attempt id: the authorization's createdAt,
+    // so that a decision the store lost and the issuer answers again is rebuilt byte for byte.
+    private static Instant decidedAt(JsonNode json) throws IssuerUnavailableException {
+        try {
+            return Instant.parse(json.path("decidedAt").asText(""));
+        } catch (DateTimeParseException e) {
+            throw new IssuerUnavailableException("issuer answered without a valid decidedAt");
+        }
+    }
+
+    /** Counts the sockets the client opens, per calling thread: a call that opened none reused a pooled connection. */
+    private static final class NewConnections implements ConnectionListener {
+
+        private final ThreadLocal<long[]> opened = ThreadLocal.withInitial(() -> new long[1]);
+
+        long opened() {
+            return opened.get()[0];
+        }
+
+        @Override
+        public void socketConnected(ConnectedSocketInfo socketInfo) {
+            opened.get()[0]++;
+        }
+
+        @Override
+        public void socketChannelConnected(ConnectedSocketChannelInfo socketInfo) {
+            opened.get()[0]++;
+        }
     }
 
     /** Closes the client's pooled connections; called once, in the shutdown cleanup phase. */

@@ -43,7 +43,8 @@ public final class RuleBasedAuthorizer implements Authorizer {
                                                request.card().number());
         return switch (issuer.authorize(call)) {
         case SimulatedIssuer.Decided decided -> decided.decision().approved()
-                ? Decision.approve() : Decision.decline(decided.decision().declineCode());
+                ? Decision.approve(decided.decidedAt())
+                : Decision.decline(decided.decision().declineCode(), decided.decidedAt());
         case SimulatedIssuer.Unavailable unavailable ->
                 throw new IssuerUnavailableException("simulated issuer outage (test card)");
         };

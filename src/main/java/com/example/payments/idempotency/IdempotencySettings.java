@@ -2,7 +2,9 @@ package com.example.payments.idempotency;
 
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -21,23 +23,30 @@ import io.lettuce.core.RedisURI;
  *                          when the owning process died
  * @param retention         {@code idempotency.retention}, default PT24H: how long a completed response is replayed
  * @param maxKeys           {@code idempotency.max-keys}, default 100000: records the in-memory store holds at most
- * @param fingerprintSecret {@code idempotency.fingerprint-secret}: HMAC key for request fingerprints, attempt ids and
- *                          resource ids, at least 16 characters; from a Kubernetes Secret in every real environment
+ * @param fingerprintSecret {@code idempotency.fingerprint-secret}, no default: HMAC key for request fingerprints,
+ *                          attempt ids and resource ids, at least 16 characters; from a Kubernetes Secret in every
+ *                          real environment, the development value in {@code config/dev/config.yaml}. When unset, a
+ *                          random secret of this process ({@code generatedSecret}), which only the embedded defaults
+ *                          accept (checked by {@code AppSettings})
  * @param previousSecret    {@code idempotency.fingerprint-secret-previous}, no default: set only while rotating the
  *                          secret, so that keys recorded under the previous one still replay until they expire
  * @param redis             {@code idempotency.redis.*}, present when {@code store} is {@code redis}
  * @param merchantQuota     {@code idempotency.merchant-quota.max-in-flight} (default 100, at most max-records) and
  *                          {@code idempotency.merchant-quota.max-records} (default 10000): per merchant, on new claims
  *                          only; over either, 429 for that merchant alone
+ * @param generatedSecret   {@code true} when {@code idempotency.fingerprint-secret} is unset and
+ *                          {@code fingerprintSecret} was drawn at random for this process: request identities then
+ *                          change when the process restarts
  */
 public record IdempotencySettings(Store store, Duration inFlightLease, Duration retention, int maxKeys,
                                   String fingerprintSecret, Optional<String> previousSecret,
-                                  Optional<RedisSettings> redis, Quota merchantQuota) {
+                                  Optional<RedisSettings> redis, Quota merchantQuota, boolean generatedSecret) {
 
     /**
-     * The fingerprint secret {@code application.yaml} ships so that the service runs on a laptop. Refused in staging
-     * and prod ({@code app.environment}), whichever store is selected: a missing or mistyped Secret reference must stop
-     * the rollout instead of fingerprinting every payment with a value published in this repository.
+     * The development fingerprint secret of {@code config/dev/config.yaml} (never of {@code application.yaml}, so
+     * that no environment inherits it). Refused in staging and prod ({@code app.environment}), whichever store is
+     * selected: a mistyped Secret reference must stop the rollout instead of fingerprinting every payment with a value
+     * published in this repository.
      */
     public static final String DEVELOPMENT_SECRET = "local-development-only-fingerprint-secret";
 
@@ -103,10 +112,9 @@ public record IdempotencySettings(Store store, Duration inFlightLease, Duration 
      */
     public static IdempotencySettings create(ConfigValues values) {
         Store store = values.oneOf("idempotency.store", Store.class, Store.IN_MEMORY);
-        String secret = values.string("idempotency.fingerprint-secret",
-                                      "a secret of at least " + MIN_SECRET_LENGTH + " characters")
-                .orElseThrow(() -> new ConfigurationException("idempotency.fingerprint-secret",
-                        "missing; allowed: a secret of at least " + MIN_SECRET_LENGTH + " characters"));
+        Optional<String> configured = values.string("idempotency.fingerprint-secret",
+                                                    "a secret of at least " + MIN_SECRET_LENGTH + " characters");
+        String secret = configured.orElseGet(IdempotencySettings::randomSecret);
         if (secret.length() < MIN_SECRET_LENGTH) {
             throw new ConfigurationException("idempotency.fingerprint-secret",
                     "too short (" + secret.length() + " characters); allowed: at least " + MIN_SECRET_LENGTH);
@@ -128,7 +136,14 @@ public record IdempotencySettings(Store store, Duration inFlightLease, Duration 
                 values.positiveDuration("idempotency.in-flight-lease", Duration.ofSeconds(10)),
                 values.positiveDuration("idempotency.retention", Duration.ofHours(24)),
                 (int) values.longInRange("idempotency.max-keys", 100_000, 1, Integer.MAX_VALUE),
-                secret, previous, redis, quota(values));
+                secret, previous, redis, quota(values), configured.isEmpty());
+    }
+
+    // 256 random bits: nobody can compute this process's identities, and nothing else can either (not a restart).
+    private static String randomSecret() {
+        byte[] bytes = new byte[32];
+        new SecureRandom().nextBytes(bytes);
+        return Base64.getEncoder().withoutPadding().encodeToString(bytes);
     }
 
     private static Quota quota(ConfigValues values) {

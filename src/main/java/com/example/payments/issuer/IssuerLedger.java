@@ -4,7 +4,10 @@ import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -17,8 +20,8 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * What the simulated issuer remembers: the decision made for each attempt id, so that the same attempt id always gets
- * the same decision and is counted once, and how many approvals each business payment got, so that a payment approved
+ * What the simulated issuer remembers: the decision made for each attempt id and when it was made, so that the same
+ * attempt id always gets the same decision with the same decision time and is counted once, and how many approvals each business payment got, so that a payment approved
  * under two different attempt ids shows up ({@link IssuerStats#paymentsApprovedMoreThanOnce()}).
  *
  * <p>Memory is bounded two ways: an entry expires {@code retention} after it was recorded, and at most
@@ -31,13 +34,14 @@ final class IssuerLedger {
     private static final System.Logger LOGGER = System.getLogger(IssuerLedger.class.getName());
     private static final String HMAC = "HmacSHA256";
 
-    /** A recorded decision. */
-    private record Entry(IssuerRules.Decision decision, String payment, long expiresAtNanos) {
+    /** A recorded decision and when it was made (wall clock, the same on every answer for its attempt id). */
+    private record Entry(IssuerRules.Decision decision, Instant decidedAt, String payment, long expiresAtNanos) {
     }
 
     private final long retentionNanos;
     private final int maxEntries;
     private final LongSupplier nanoClock;
+    private final Clock clock;
     private final Mac paymentHash;
     private final IssuerMeters meters;
     private final ReentrantLock lock = new ReentrantLock();
@@ -53,8 +57,9 @@ final class IssuerLedger {
     private long paymentsApprovedMoreThanOnce;
     private long evictions;
 
-    IssuerLedger(Duration retention, int maxEntries, LongSupplier nanoClock, IssuerMeters meters) {
+    IssuerLedger(Duration retention, int maxEntries, LongSupplier nanoClock, Clock clock, IssuerMeters meters) {
         this.meters = meters;
+        this.clock = clock;
         this.retentionNanos = retention.toNanos();
         this.maxEntries = maxEntries;
         this.nanoClock = nanoClock;
@@ -93,7 +98,7 @@ final class IssuerLedger {
                     LOGGER.log(Level.WARNING, "Attempt {0} repeated for a different payment; answered with the "
                                               + "decision recorded for the first one", request.attemptId());
                 }
-                return new SimulatedIssuer.Decided(known.decision(), true);
+                return new SimulatedIssuer.Decided(known.decision(), known.decidedAt(), true);
             }
             return switch (outcome) {
             case IssuerRules.Unreachable unreachable -> {
@@ -102,10 +107,12 @@ final class IssuerLedger {
                 yield new SimulatedIssuer.Unavailable();
             }
             case IssuerRules.Decision decision -> {
-                attempts.put(request.attemptId(), new Entry(decision, payment, now + retentionNanos));
+                // Millisecond precision: what the answer carries, so that every answer for the attempt is the same.
+                Instant decidedAt = clock.instant().truncatedTo(ChronoUnit.MILLIS);
+                attempts.put(request.attemptId(), new Entry(decision, decidedAt, payment, now + retentionNanos));
                 count(decision, payment);
                 evictOverflow();
-                yield new SimulatedIssuer.Decided(decision, false);
+                yield new SimulatedIssuer.Decided(decision, decidedAt, false);
             }
             };
         } finally {

@@ -1,5 +1,7 @@
 package com.example.payments.issuer;
 
+import java.time.Duration;
+
 import java.lang.System.Logger.Level;
 
 import com.example.payments.config.ConfigValues;
@@ -31,7 +33,9 @@ import io.helidon.webserver.observe.metrics.MetricsObserver;
  * {@code issuer.port} (default 8090, 0 picks a free port), {@code issuer.host} (default 127.0.0.1),
  * {@code issuer.default-limit} (1000000 minor units), {@code issuer.simulated-latency} and
  * {@code issuer.simulated-latency-jitter} (PT0S; hold calls in flight), {@code issuer.ledger-retention} (PT24H) and
- * {@code issuer.ledger-max-entries} (100000). A mistake prints one line naming the key and exits with status 2.
+ * {@code issuer.ledger-max-entries} (100000), {@code issuer.idle-connection-timeout} (PT5M, Helidon's default: a
+ * keep-alive connection idle this long is closed, checked every tenth of it; the server's idle clock ticks once a
+ * second). A mistake prints one line naming the key and exits with status 2.
  */
 public final class IssuerSimulator {
 
@@ -48,13 +52,17 @@ public final class IssuerSimulator {
      * @param host   {@code issuer.host}, default {@code 127.0.0.1} ({@code 0.0.0.0} to serve other hosts)
      * @param port   {@code issuer.port}, default 8090; 0 picks a free port
      * @param issuer limit, simulated latency and ledger bounds under {@code issuer.*}
+     * @param idleConnectionTimeout {@code issuer.idle-connection-timeout}, default PT5M: how long a keep-alive
+     *                              connection may stay idle before the simulator closes it (tests of stale pooled
+     *                              connections set a second)
      */
-    record Settings(String host, int port, IssuerSettings issuer) {
+    record Settings(String host, int port, IssuerSettings issuer, Duration idleConnectionTimeout) {
 
         static Settings create(ConfigValues values) {
             return new Settings(values.string("issuer.host").orElse("127.0.0.1").trim(),
                                 (int) values.longInRange("issuer.port", 8090, 0, 65535),
-                                IssuerSettings.create(values, "issuer"));
+                                IssuerSettings.create(values, "issuer"),
+                                values.positiveDuration("issuer.idle-connection-timeout", Duration.ofMinutes(5)));
         }
     }
 
@@ -98,6 +106,8 @@ public final class IssuerSimulator {
                 .port(settings.port())
                 .featuresDiscoverServices(false)
                 .maxPayloadSize(MAX_PAYLOAD_BYTES)
+                .idleConnectionTimeout(settings.idleConnectionTimeout())
+                .idleConnectionPeriod(settings.idleConnectionTimeout().dividedBy(10))
                 .addFeature(ObserveFeature.builder()
                                     .observersDiscoverServices(false)
                                     .endpoint("/")

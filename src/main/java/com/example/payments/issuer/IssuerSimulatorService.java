@@ -26,8 +26,9 @@ import io.helidon.webserver.http.ServerResponse;
  * <ul>
  *     <li>{@code POST /v1/authorizations} with header {@code Idempotency-Key: <attempt id>} (1 to 255 printable ASCII
  *     characters) and a JSON body {@code {"merchantId","reference"?,"amount":{"value","currency"},"card":{"number",
- *     ...}}}: 200 {@code {"attemptId","status":"APPROVED"|"DECLINED","declineCode"?}}, with
- *     {@code Idempotent-Replayed: true} when the attempt id was decided before; 503 problem (with {@code Retry-After})
+ *     ...}}}: 200 {@code {"attemptId","status":"APPROVED"|"DECLINED","declineCode"?,"decidedAt"}} ({@code decidedAt}
+ *     ISO-8601 UTC, the time of the first decision for the attempt id), with {@code Idempotent-Replayed: true} when the
+ *     attempt id was decided before; 503 problem (with {@code Retry-After})
  *     for the unreachable test card; 400 problem naming the header or field when the call is malformed.</li>
  *     <li>{@code GET /stats}: 200 {@link IssuerStats} as JSON.</li>
  * </ul>
@@ -53,9 +54,11 @@ final class IssuerSimulatorService implements HttpService {
      * @param attemptId   the attempt id it answers
      * @param status      {@code APPROVED} or {@code DECLINED}
      * @param declineCode when declined
+     * @param decidedAt   when the issuer decided, ISO-8601 UTC with millisecond precision: the same on every answer
+     *                    for the attempt id
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    record DecisionBody(String attemptId, String status, String declineCode) {
+    record DecisionBody(String attemptId, String status, String declineCode, String decidedAt) {
     }
 
     @Override
@@ -95,7 +98,7 @@ final class IssuerSimulatorService implements HttpService {
             res.status(Status.OK_200)
                     .header(HeaderValues.CONTENT_TYPE_JSON)
                     .send(Json.bytes(new DecisionBody(attemptId, decision.approved() ? "APPROVED" : "DECLINED",
-                                                      decision.declineCode())));
+                                                      decision.declineCode(), decided.decidedAt().toString())));
         }
         case SimulatedIssuer.Unavailable unavailable -> ProblemResponses.sendRetryable(req, res, Problem.of(
                 "issuer-unavailable", "Issuer unavailable", 503,

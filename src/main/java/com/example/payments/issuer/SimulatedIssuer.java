@@ -1,6 +1,10 @@
 package com.example.payments.issuer;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -9,7 +13,8 @@ import io.helidon.metrics.api.MeterRegistry;
 
 /**
  * A card issuer that deduplicates on the attempt id, standing in for a real one: it decides by {@link IssuerRules},
- * answers the same decision for the same attempt id and counts it once ({@link IssuerLedger}). The built-in
+ * answers the same decision with the same decision time for the same attempt id and counts it once
+ * ({@link IssuerLedger}). The built-in
  * {@code rule-based} authorizer runs one in the service's process; the {@link IssuerSimulator} serves one over HTTP.
  *
  * <p>Metrics, in the registry of the process it runs in ({@code scope="application"} added by Helidon):
@@ -33,10 +38,12 @@ public final class SimulatedIssuer {
     /**
      * A decision.
      *
-     * @param decision approve, or decline with a code
-     * @param replayed {@code true} when answered from the ledger (the attempt id was seen before)
+     * @param decision  approve, or decline with a code
+     * @param decidedAt when the issuer made the decision (millisecond precision): the same on every answer for one
+     *                  attempt id, so that the service can build a byte-identical authorization from any of them
+     * @param replayed  {@code true} when answered from the ledger (the attempt id was seen before)
      */
-    public record Decided(IssuerRules.Decision decision, boolean replayed) implements Answer {
+    public record Decided(IssuerRules.Decision decision, Instant decidedAt, boolean replayed) implements Answer {
     }
 
     /** The issuer cannot be reached: no decision, nothing recorded (the caller cannot know the outcome). */
@@ -47,9 +54,10 @@ public final class SimulatedIssuer {
     private final IssuerLedger ledger;
     private final AtomicLong inFlight = new AtomicLong();
 
-    private SimulatedIssuer(IssuerSettings settings, LongSupplier nanoClock, IssuerMeters meters) {
+    private SimulatedIssuer(IssuerSettings settings, LongSupplier nanoClock, Clock clock, IssuerMeters meters) {
         this.settings = settings;
-        this.ledger = new IssuerLedger(settings.ledgerRetention(), settings.ledgerMaxEntries(), nanoClock, meters);
+        this.ledger = new IssuerLedger(settings.ledgerRetention(), settings.ledgerMaxEntries(), nanoClock, clock,
+                                       meters);
     }
 
     /**
@@ -60,18 +68,35 @@ public final class SimulatedIssuer {
      * @return the issuer
      */
     public static SimulatedIssuer create(IssuerSettings settings, MeterRegistry meters) {
-        return new SimulatedIssuer(settings, System::nanoTime, IssuerMeters.create(meters));
+        return new SimulatedIssuer(settings, System::nanoTime, Clock.systemUTC(), IssuerMeters.create(meters));
     }
 
     /**
-     * An issuer with a given clock and no metrics, for tests of expiry.
+     * An issuer with a given clock and no metrics, for tests of expiry: its decision times are the epoch plus the
+     * clock's value.
      *
      * @param settings  settings
      * @param nanoClock monotonic time in ns
      * @return the issuer
      */
     static SimulatedIssuer create(IssuerSettings settings, LongSupplier nanoClock) {
-        return new SimulatedIssuer(settings, nanoClock, IssuerMeters.none());
+        Clock clock = new Clock() {
+            @Override
+            public ZoneId getZone() {
+                return ZoneOffset.UTC;
+            }
+
+            @Override
+            public Clock withZone(ZoneId zone) {
+                return this;
+            }
+
+            @Override
+            public Instant instant() {
+                return Instant.EPOCH.plusNanos(nanoClock.getAsLong());
+            }
+        };
+        return new SimulatedIssuer(settings, nanoClock, clock, IssuerMeters.none());
     }
 
     /**

@@ -31,12 +31,12 @@ class BoundedAuthorizerTest {
     void everyCallIsCountedAndTimedUnderItsOutcome(String behaviour, String outcome, String result) throws Exception {
         MeterRegistry meters = MeterRegistry.create();
         Authorizer authorizer = attempt -> switch (behaviour) {
-            case "approve" -> Authorizer.Decision.approve();
-            case "decline" -> Authorizer.Decision.decline("card_declined");
+            case "approve" -> Authorizer.Decision.approve(java.time.Instant.EPOCH);
+            case "decline" -> Authorizer.Decision.decline("card_declined", java.time.Instant.EPOCH);
             case "fail" -> throw new Authorizer.IssuerUnavailableException("connection refused");
             default -> {
                 Thread.sleep(TIMEOUT.multipliedBy(20).toMillis());
-                yield Authorizer.Decision.approve();
+                yield Authorizer.Decision.approve(java.time.Instant.EPOCH);
             }
         };
         List<Tag> tags = List.of(Tag.create("outcome", outcome));

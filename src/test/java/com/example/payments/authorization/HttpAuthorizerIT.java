@@ -9,6 +9,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import com.example.payments.issuer.IssuerStats;
 import com.example.payments.testing.IssuerSimulatorProcess;
 
+import io.helidon.metrics.api.MeterRegistry;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -35,7 +37,7 @@ class HttpAuthorizerIT {
     @BeforeAll
     static void startSimulator() throws Exception {
         issuer = IssuerSimulatorProcess.start(Map.of());
-        authorizer = HttpAuthorizer.create(URI.create(issuer.uri()), Duration.ofSeconds(30));
+        authorizer = HttpAuthorizer.create(URI.create(issuer.uri()), Duration.ofSeconds(30), MeterRegistry.create());
     }
 
     @AfterAll
@@ -57,13 +59,18 @@ class HttpAuthorizerIT {
         return "att_" + UUID.randomUUID().toString().replace("-", "");
     }
 
+    /** A decision without its time. */
+    private static String outcome(Authorizer.Decision decision) {
+        return decision.approved() ? "approved" : "declined " + decision.declineCode();
+    }
+
     @Test
     void theIssuersDecisionsComeBack() throws Exception {
-        assertThat(authorizer.authorize(attempt(attemptId(), "4111111111111111")), is(Authorizer.Decision.approve()));
-        assertThat(authorizer.authorize(attempt(attemptId(), "4000000000000002")),
-                   is(Authorizer.Decision.decline("card_declined")));
-        assertThat(authorizer.authorize(attempt(attemptId(), "4000000000009995")),
-                   is(Authorizer.Decision.decline("insufficient_funds")));
+        assertThat(outcome(authorizer.authorize(attempt(attemptId(), "4111111111111111"))), is("approved"));
+        assertThat(outcome(authorizer.authorize(attempt(attemptId(), "4000000000000002"))),
+                   is("declined card_declined"));
+        assertThat(outcome(authorizer.authorize(attempt(attemptId(), "4000000000009995"))),
+                   is("declined insufficient_funds"));
     }
 
     @Test
@@ -79,6 +86,23 @@ class HttpAuthorizerIT {
     }
 
     @Test
+    void anIssuerThatClosesIdleConnectionsNeverCostsA502() throws Exception {
+        // Calls spaced around the simulator's idle timeout: some find their pooled connection closed by it.
+        long[] pausesMillis = {900, 1100, 1300, 1000, 1500, 950, 1200, 1050, 2100, 1000, 1150, 1250};
+        try (IssuerSimulatorProcess closing = IssuerSimulatorProcess.start(Map.of("issuer.idle-connection-timeout",
+                                                                                  "PT1S"));
+             HttpAuthorizer client = HttpAuthorizer.create(URI.create(closing.uri()), Duration.ofSeconds(5),
+                                                           MeterRegistry.create())) {
+            for (long pause : pausesMillis) {
+                assertThat(outcome(client.authorize(attempt(attemptId(), "4111111111111111"))), is("approved"));
+                Thread.sleep(pause);
+            }
+            assertThat(outcome(client.authorize(attempt(attemptId(), "4111111111111111"))), is("approved"));
+            assertThat(closing.stats().authorizations(), is((long) pausesMillis.length + 1));
+        }
+    }
+
+    @Test
     void anErrorStatusIsAnUnknownOutcome() {
         Authorizer.IssuerUnavailableException e = assertThrows(Authorizer.IssuerUnavailableException.class,
                 () -> authorizer.authorize(attempt(attemptId(), "4000000000000119")));
@@ -88,8 +112,9 @@ class HttpAuthorizerIT {
     @Test
     void aDeadIssuerIsAnUnknownOutcome() throws Exception {
         try (IssuerSimulatorProcess dead = IssuerSimulatorProcess.start(Map.of());
-             HttpAuthorizer client = HttpAuthorizer.create(URI.create(dead.uri()), Duration.ofSeconds(5))) {
-            assertThat(client.authorize(attempt(attemptId(), "4111111111111111")), is(Authorizer.Decision.approve()));
+             HttpAuthorizer client = HttpAuthorizer.create(URI.create(dead.uri()), Duration.ofSeconds(5),
+                                                           MeterRegistry.create())) {
+            assertThat(outcome(client.authorize(attempt(attemptId(), "4111111111111111"))), is("approved"));
             dead.signal("KILL");
 
             assertThrows(Authorizer.IssuerUnavailableException.class,
@@ -125,7 +150,8 @@ class HttpAuthorizerIT {
     @Test
     @Order(Order.DEFAULT + 2)
     void withoutTheCallersBoundTheClientsOwnTimeoutsEndACallToAHungIssuer() throws Exception {
-        try (HttpAuthorizer shortTimeout = HttpAuthorizer.create(URI.create(issuer.uri()), Duration.ofMillis(500))) {
+        try (HttpAuthorizer shortTimeout = HttpAuthorizer.create(URI.create(issuer.uri()), Duration.ofMillis(500),
+                                                                 MeterRegistry.create())) {
             issuer.signal("STOP");
             try {
                 assertThrows(Authorizer.IssuerUnavailableException.class,

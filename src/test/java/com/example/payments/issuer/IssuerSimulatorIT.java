@@ -70,7 +70,8 @@ class IssuerSimulatorIT {
         HttpResponse<String> retry = call(attempt, "4111111111111111", 1299);
 
         assertThat(first.statusCode(), is(200));
-        assertThat(first.body(), is("{\"attemptId\":\"" + attempt + "\",\"status\":\"APPROVED\"}"));
+        assertThat(first.body(), first.body().matches("\\{\"attemptId\":\"" + attempt + "\",\"status\":\"APPROVED\","
+                                                + "\"decidedAt\":\"\\d{4}-\\d\\d-\\d\\dT[0-9:.]+Z\"}"), is(true));
         assertThat(first.headers().firstValue("Idempotent-Replayed").isPresent(), is(false));
         assertThat(retry.body(), is(first.body()));
         assertThat(retry.headers().firstValue("Idempotent-Replayed").orElse(""), is("true"));

@@ -1,6 +1,7 @@
 package com.example.payments.issuer;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +35,16 @@ class SimulatedIssuerTest {
                                                          maxEntries), now::get);
     }
 
+    /** The answer without its decision time. */
+    private static String decided(IssuerRules.Decision decision, boolean replayed) {
+        return decision + (replayed ? " replayed" : "");
+    }
+
+    private static String decided(SimulatedIssuer.Answer answer) {
+        return answer instanceof SimulatedIssuer.Decided decided
+                ? decided(decided.decision(), decided.replayed()) : answer.toString();
+    }
+
     private static IssuerRequest payment(String attemptId, String card) {
         return new IssuerRequest(attemptId, "m_123", "order-42", 1299, "EUR", card);
     }
@@ -44,8 +55,8 @@ class SimulatedIssuerTest {
         SimulatedIssuer.Answer first = issuer.authorize(payment("att_1", "4111111111111111"));
         SimulatedIssuer.Answer second = issuer.authorize(payment("att_1", "4111111111111111"));
 
-        assertThat(first, is(new SimulatedIssuer.Decided(new IssuerRules.Decision(true, null), false)));
-        assertThat(second, is(new SimulatedIssuer.Decided(new IssuerRules.Decision(true, null), true)));
+        assertThat(decided(first), is(decided(new IssuerRules.Decision(true, null), false)));
+        assertThat(decided(second), is(decided(new IssuerRules.Decision(true, null), true)));
         IssuerStats stats = issuer.stats();
         assertThat(stats.requests(), is(2L));
         assertThat(stats.authorizations(), is(1L));
@@ -54,12 +65,24 @@ class SimulatedIssuerTest {
     }
 
     @Test
+    void aRepeatedAttemptIdCarriesTheTimeOfItsFirstDecision() throws Exception {
+        SimulatedIssuer issuer = issuer(RETENTION, 100);
+        now.set(Duration.ofMillis(1_234).toNanos());
+        SimulatedIssuer.Decided first = (SimulatedIssuer.Decided) issuer.authorize(payment("att_1", "4111111111111111"));
+        now.addAndGet(Duration.ofSeconds(5).toNanos());
+        SimulatedIssuer.Decided retry = (SimulatedIssuer.Decided) issuer.authorize(payment("att_1", "4111111111111111"));
+
+        assertThat(first.decidedAt(), is(Instant.EPOCH.plusMillis(1_234)));
+        assertThat("the retry's decision time is the first one's", retry.decidedAt(), is(first.decidedAt()));
+    }
+
+    @Test
     void aKnownAttemptIdKeepsItsFirstDecisionAndADifferentPaymentUnderItIsCountedAsAConflict() throws Exception {
         SimulatedIssuer issuer = issuer(RETENTION, 100);
         issuer.authorize(payment("att_1", "4000000000000002"));
         SimulatedIssuer.Answer reused = issuer.authorize(payment("att_1", "4111111111111111"));
 
-        assertThat(reused, is(new SimulatedIssuer.Decided(new IssuerRules.Decision(false, "card_declined"), true)));
+        assertThat(decided(reused), is(decided(new IssuerRules.Decision(false, "card_declined"), true)));
         assertThat(issuer.stats().attemptIdConflicts(), is(1L));
         assertThat(issuer.stats().authorizations(), is(1L));
     }
@@ -120,13 +143,13 @@ class SimulatedIssuerTest {
         SimulatedIssuer issuer = issuer(Duration.ofMinutes(10), 100);
         issuer.authorize(payment("att_1", "4111111111111111"));
         now.addAndGet(Duration.ofMinutes(10).minusNanos(1).toNanos());
-        assertThat(issuer.authorize(payment("att_1", "4111111111111111")),
-                   is(new SimulatedIssuer.Decided(new IssuerRules.Decision(true, null), true)));
+        assertThat(decided(issuer.authorize(payment("att_1", "4111111111111111"))),
+                   is(decided(new IssuerRules.Decision(true, null), true)));
 
         now.addAndGet(1);
         assertThat(issuer.stats().ledgerEntries(), is(0L));
-        assertThat(issuer.authorize(payment("att_1", "4111111111111111")),
-                   is(new SimulatedIssuer.Decided(new IssuerRules.Decision(true, null), false)));
+        assertThat(decided(issuer.authorize(payment("att_1", "4111111111111111"))),
+                   is(decided(new IssuerRules.Decision(true, null), false)));
         assertThat(issuer.stats().authorizations(), is(2L));
         assertThat("the first approval expired with its attempt", issuer.stats().paymentsApprovedMoreThanOnce(),
                    is(0L));
@@ -141,10 +164,10 @@ class SimulatedIssuerTest {
 
         assertThat(issuer.stats().ledgerEntries(), is(2L));
         assertThat(issuer.stats().evictions(), is(1L));
-        assertThat(issuer.authorize(payment("att_3", "4000000000009995")),
-                   is(new SimulatedIssuer.Decided(new IssuerRules.Decision(false, "insufficient_funds"), true)));
-        assertThat(issuer.authorize(payment("att_1", "4111111111111111")),
-                   is(new SimulatedIssuer.Decided(new IssuerRules.Decision(true, null), false)));
+        assertThat(decided(issuer.authorize(payment("att_3", "4000000000009995"))),
+                   is(decided(new IssuerRules.Decision(false, "insufficient_funds"), true)));
+        assertThat(decided(issuer.authorize(payment("att_1", "4111111111111111"))),
+                   is(decided(new IssuerRules.Decision(true, null), false)));
     }
 
     @Test

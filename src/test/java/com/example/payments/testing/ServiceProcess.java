@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -19,7 +20,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The built service ({@code target/payments-authorization.jar}) running as a child JVM, for tests that need a real
+ * The built service ({@link BuiltJar}) running as a child JVM, for tests that need a real
  * process: real signals, real exit codes, real logs. It accepts the test configuration's API keys
  * ({@link TestCredentials}) unless the test configures keys ({@code auth.api-keys}) or a config file itself. Ports are chosen by the OS (port 0) and read from the startup
  * log line. Captures stdout and stderr line by line with the time each line arrived.
@@ -78,7 +79,7 @@ public final class ServiceProcess implements AutoCloseable {
     /**
      * Starts the service with {@code target/test-classes} on the class path as well, so that test-only providers
      * (e.g. a {@code ShutdownResource} registered in {@code src/test/resources/META-INF/services}) are found.
-     * Launched as {@code java -cp target/payments-authorization.jar:target/libs/*:target/test-classes Main} instead
+     * Launched as {@code java -cp target/<jar>:target/libs/*:target/test-classes Main} instead
      * of {@code java -jar}; everything else is the same.
      *
      * @param properties system properties; ports default to 0
@@ -91,10 +92,7 @@ public final class ServiceProcess implements AutoCloseable {
 
     private static ServiceProcess start(Map<String, String> properties, Map<String, String> env, boolean testClasses,
                                         int fileLimit) throws IOException {
-        Path jar = Path.of("target", "payments-authorization.jar");
-        if (!Files.isRegularFile(jar)) {
-            throw new IllegalStateException("Build the jar first (mvn package): " + jar.toAbsolutePath());
-        }
+        Path jar = BuiltJar.path();
         List<String> command = new ArrayList<>();
         command.add(javaBinary());
         command.add("-Dserver.port=" + properties.getOrDefault("server.port", "0"));
@@ -136,12 +134,19 @@ public final class ServiceProcess implements AutoCloseable {
         return service;
     }
 
-    // The test configuration's API keys, unless the test configures keys or gives its own config file.
+    // The test configuration's API keys and fingerprint secret, unless the test configures them (as properties or in
+    // the environment) or gives its own config file.
     private static Map<String, String> withTestKeys(Map<String, String> properties, Map<String, String> env) {
-        if (properties.containsKey("auth.api-keys") || env.containsKey("APP_CONFIG_FILE")) {
+        if (env.containsKey("APP_CONFIG_FILE")) {
             return properties;
         }
-        Map<String, String> withKeys = new LinkedHashMap<>(TestCredentials.config());
+        Map<String, String> withKeys = new LinkedHashMap<>();
+        TestCredentials.config().forEach((key, value) -> {
+            String envName = key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
+            if (!properties.containsKey(key) && !env.containsKey(envName)) {
+                withKeys.put(key, value);
+            }
+        });
         withKeys.putAll(properties);
         return withKeys;
     }
@@ -194,7 +199,7 @@ public final class ServiceProcess implements AutoCloseable {
         ServiceProcess service;
         List<String> command = new ArrayList<>(List.of(javaBinary()));
         withTestKeys(properties, env).forEach((key, value) -> command.add("-D" + key + "=" + value));
-        command.addAll(List.of("-jar", Path.of("target", "payments-authorization.jar").toString()));
+        command.addAll(List.of("-jar", BuiltJar.path().toString()));
         ProcessBuilder builder = new ProcessBuilder(withFileLimit(command, fileLimit)).redirectErrorStream(true);
         builder.environment().remove("APP_CONFIG_FILE");
         builder.environment().putAll(env);
@@ -203,8 +208,8 @@ public final class ServiceProcess implements AutoCloseable {
             service.process.destroyForcibly();
             throw new IllegalStateException("Service did not exit: " + service.output());
         }
-        service.process.getInputStream().close();
-        Thread.sleep(100);
+        // The pump reads to the end of the output, which the exit closed: closing the stream under it lost lines.
+        service.pump.join(5000);
         return new Exited(service.process.exitValue(), service.output());
     }
 

@@ -3,9 +3,11 @@ package com.example.payments.testing;
 import java.util.Map;
 
 /**
- * The API keys of the test configuration (docs/security.md): the development key of {@code config/dev} for merchant
- * {@code m_123}, and a second key for merchant {@code m_456}. Both are published in this repository, so staging and
- * prod refuse to start with either ({@code ApiKeys.PUBLISHED}, checked by {@code PublishedKeysTest}).
+ * The credentials of the test configuration (docs/security.md): the development key of {@code config/dev} for merchant
+ * {@code m_123}, a second key for merchant {@code m_456}, and the development fingerprint secret of
+ * {@code config/dev} ({@code application.yaml} has none). All are published in this repository, so staging and prod
+ * refuse to start with any of them ({@code ApiKeys.PUBLISHED}, checked by {@code PublishedKeysTest};
+ * {@code EnvironmentRules}).
  *
  * <p>{@link #config()} is added to every service the tests start ({@code TestService}, {@link ServiceProcess}) unless
  * a test configures keys itself; {@link Http} sends {@link #AUTHORIZATION} by default.
@@ -29,16 +31,19 @@ public final class TestCredentials {
                                           + MERCHANT + ",sha256:0bc265bed5200a189743bf1c757299a24ce9e8f49d6c224400a37e6ce140e338 "
                                           + OTHER_MERCHANT;
 
+    /** {@code idempotency.fingerprint-secret} of the test configuration: the development one of config/dev. */
+    public static final String FINGERPRINT_SECRET = "local-development-only-fingerprint-secret";
+
     private TestCredentials() {
     }
 
     /**
-     * The test configuration's keys.
+     * The test configuration's credentials.
      *
-     * @return {@code auth.api-keys} with both keys
+     * @return {@code auth.api-keys} with both keys, and {@code idempotency.fingerprint-secret}
      */
     public static Map<String, String> config() {
-        return Map.of("auth.api-keys", API_KEYS);
+        return Map.of("auth.api-keys", API_KEYS, "idempotency.fingerprint-secret", FINGERPRINT_SECRET);
     }
 
     /**
