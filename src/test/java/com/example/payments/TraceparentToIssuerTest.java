@@ -37,7 +37,7 @@ class TraceparentToIssuerTest {
     void startIssuer() {
         issuer = WebServer.builder().port(0).featuresDiscoverServices(false).routing(routing -> routing.post("/v1/authorizations", (req, res) -> {
             received.add(req.headers().first(HeaderNames.create("traceparent")));
-            res.header(HeaderNames.CONTENT_TYPE, "application/json").send("{\"status\":\"APPROVED\"}");
+            res.header(HeaderNames.CONTENT_TYPE, "application/json").send("{\"status\":\"APPROVED\",\"decidedAt\":\"" + java.time.Instant.now() + "\"}");
         })).build().start();
     }
 
