@@ -11,6 +11,8 @@ import com.example.payments.health.HealthSettings;
 import com.example.payments.http.HttpSettings;
 import com.example.payments.idempotency.IdempotencySettings;
 import com.example.payments.lifecycle.ShutdownSettings;
+import com.example.payments.observability.AccessLogSettings;
+import com.example.payments.observability.TracingSettings;
 
 import io.helidon.config.Config;
 
@@ -28,10 +30,13 @@ import io.helidon.config.Config;
  * @param environment  {@code app.environment}: {@code dev} (default), {@code staging} or {@code prod}; staging and
  *                     prod refuse test-only settings ({@link EnvironmentRules})
  * @param auth         {@code auth.*}: the API keys
+ * @param accessLog    {@code access-log.*}: the business listener's access log
+ * @param tracing      {@code tracing.*}: OpenTelemetry tracing, off by default
  */
 record AppSettings(int businessPort, int healthPort, HealthSettings health, ShutdownSettings shutdown,
                    IdempotencySettings idempotency, AuthorizerSettings authorizer, HttpSettings http,
-                   LogFormat logFormat, Environment environment, AuthSettings auth) {
+                   LogFormat logFormat, Environment environment, AuthSettings auth,
+                   AccessLogSettings accessLog, TracingSettings tracing) {
 
     /** {@code logging.format}. */
     enum LogFormat { TEXT, JSON }
@@ -99,7 +104,10 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
                 HttpSettings.create(values),
                 values.oneOf("logging.format", LogFormat.class, LogFormat.TEXT),
                 values.oneOf("app.environment", Environment.class, Environment.DEV),
-                AuthSettings.create(values));
+                AuthSettings.create(values),
+                AccessLogSettings.create(values),
+                TracingSettings.create(values, ConfigValues.configName(
+                        values.oneOf("app.environment", Environment.class, Environment.DEV))));
         // After the listener keys this service reads itself (port, connection caps, idle timeouts), so that their
         // mistakes are reported with their own allowed ranges rather than Helidon's.
         ListenerConfigs.check(config);

@@ -3,6 +3,7 @@ package com.example.payments;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.time.Duration;
+import java.util.Set;
 import java.util.function.Consumer;
 
 import com.example.payments.config.ConfigurationException;
@@ -12,6 +13,7 @@ import com.example.payments.http.ProblemDirectHandler;
 import com.example.payments.http.RequestDeadlines;
 import com.example.payments.http.StrictChunkedFraming;
 import com.example.payments.lifecycle.ShutdownSettings;
+import com.example.payments.observability.AccessLog;
 
 import com.sun.management.UnixOperatingSystemMXBean;
 import io.helidon.config.Config;
@@ -20,6 +22,7 @@ import io.helidon.http.DirectHandler.EventType;
 import io.helidon.http.Status;
 import io.helidon.http.media.MediaContext;
 import io.helidon.http.media.jackson.JacksonSupport;
+import io.helidon.openapi.OpenApiFeature;
 import io.helidon.webserver.ConnectionContext;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.WebServerConfig;
@@ -56,12 +59,15 @@ final class Listeners {
      */
     static final int SPARE_FILE_DESCRIPTORS = 64;
 
+    /** Path of the OpenAPI document on the health listener. */
+    static final String OPENAPI_PATH = "/openapi";
+
     private Listeners() {
     }
 
     /**
      * Starts the business listener: problem bodies for whatever Helidon answers before routing, 16 KiB bodies, JSON
-     * through Helidon's Jackson media support, and a shutdown grace period equal to the drain timeout.
+     * through Helidon's Jackson media support, the access log ({@code access-log.*}), and a shutdown grace period equal to the drain timeout.
      *
      * @param config     the whole configuration
      * @param settings   validated settings
@@ -81,6 +87,7 @@ final class Listeners {
                 .shutdownGracePeriod(settings.shutdown().mode() == ShutdownSettings.Mode.GRACEFUL
                                              ? settings.shutdown().drainTimeout() : Duration.ofMillis(500))
                 .maxPayloadSize(MAX_PAYLOAD_BYTES)
+                .addFeature(AccessLog.feature(settings.accessLog(), Set.of(Main.PING)))
                 .mediaContext(MediaContext.builder()
                                       .mediaSupportsDiscoverServices(false)
                                       .addMediaSupport(JacksonSupport.create(Json.mapper()))
@@ -93,7 +100,9 @@ final class Listeners {
     }
 
     /**
-     * Starts the health listener: the probe routes and {@code /metrics} (only the metrics observer, at the root).
+     * Starts the health listener: the probe routes, {@code /metrics} (only the metrics observer, at the root) and
+     * {@code /openapi}, the business API's OpenAPI document (Helidon's OpenAPI feature; YAML, or JSON with
+     * {@code Accept: application/json} or {@code ?format=json}).
      *
      * <p>It takes no request body (any is 413) and serves {@code GET} and {@code HEAD} only (the routing's filter).
      *
@@ -102,11 +111,12 @@ final class Listeners {
      * @param deadlines the health listener's header deadline
      * @param routing   registers the probe routes
      * @param business  stopped when the health listener cannot start, so no half-started process is left behind
+     * @param openApi   the document {@code /openapi} serves
      * @return the listening server
      * @throws ConfigurationException naming {@code health-server.port} when it cannot listen
      */
     static WebServer startHealth(Config config, AppSettings settings, RequestDeadlines deadlines,
-                                 Consumer<HttpRouting.Builder> routing, WebServer business) {
+                                 Consumer<HttpRouting.Builder> routing, WebServer business, OpenApiDocument openApi) {
         WebServer health = bounded(WebServer.builder().config(config.get("health-server")), settings.http().health(),
                                    deadlines, () -> { }, ProblemDirectHandler.withoutBodies())
                 .port(settings.healthPort())
@@ -117,6 +127,12 @@ final class Listeners {
                                     .observersDiscoverServices(false)
                                     .endpoint("/")
                                     .addObserver(MetricsObserver.builder().endpoint("metrics").build())
+                                    .build())
+                // The business API's contract, served here and not on the business port (DESIGN §2).
+                .addFeature(OpenApiFeature.builder()
+                                    .webContext(OPENAPI_PATH)
+                                    .staticFile(OpenApiDocument.RESOURCE)
+                                    .manager(openApi)
                                     .build())
                 .routing(routing)
                 .build()

@@ -33,6 +33,7 @@ import com.example.payments.health.WorkerWatchdog;
 import com.example.payments.http.AllowedMethodsFilter;
 import com.example.payments.http.ConnectionCloseFilter;
 import com.example.payments.http.RequestDeadlines;
+import com.example.payments.http.RequestIdFilter;
 import com.example.payments.http.RequestMetricsFilter;
 import com.example.payments.http.ResponseBodies;
 import com.example.payments.idempotency.IdempotencyRegistry;
@@ -43,6 +44,8 @@ import com.example.payments.lifecycle.InFlightRequests;
 import com.example.payments.lifecycle.PeriodicWorker;
 import com.example.payments.lifecycle.ShutdownSequence;
 import com.example.payments.lifecycle.Signals;
+import com.example.payments.observability.Tracing;
+import com.example.payments.observability.TracingFilter;
 
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
@@ -74,7 +77,8 @@ public final class Main {
     private static final Duration SWEEPER_STALE_AFTER = Duration.ofSeconds(10);
     private static final byte[] PONG = "pong".getBytes(StandardCharsets.UTF_8);
     private static final List<Method> GET_HEAD = List.of(Method.GET, Method.HEAD);
-    private static final String PING = "/ping";
+    /** The loopback prober's route: public, and neither logged by the access log nor traced. */
+    static final String PING = "/ping";
 
     private Main() {
     }
@@ -171,6 +175,23 @@ public final class Main {
      */
     static Running start(Config config, AppSettings settings, List<HealthCheck> readinessChecks,
                          Authenticator authenticator, Consumer<ShutdownSequence> signalHandling) {
+        return start(config, settings, readinessChecks, authenticator, signalHandling,
+                     Tracing.install(settings.tracing()));
+    }
+
+    /**
+     * Builds and starts everything with the given authentication seam and tracing (tests: an in-memory exporter).
+     *
+     * @param config          the whole configuration
+     * @param settings        validated settings
+     * @param readinessChecks extra required readiness dependencies
+     * @param authenticator   turns each business request into a caller or a 401
+     * @param signalHandling  hands the shutdown sequence to the signal handlers
+     * @param tracing         installed tracing, closed (its last spans exported) with the other resources
+     * @return the running service
+     */
+    static Running start(Config config, AppSettings settings, List<HealthCheck> readinessChecks,
+                         Authenticator authenticator, Consumer<ShutdownSequence> signalHandling, Tracing tracing) {
         // Helidon's registries all share Micrometer's global one; use it openly.
         MeterRegistry meters = Services.get(MetricsFactory.class).globalRegistry();
         HealthState state = new HealthState();
@@ -206,8 +227,10 @@ public final class Main {
 
         HealthService probes = HealthService.create(state, dependencies, backends.capacity(), watchdog,
                                                     settings.health(), meters);
+        OpenApiDocument openApi = OpenApiDocument.load();
         WebServer health = Listeners.startHealth(config, settings, healthDeadlines,
-                                                 routing -> healthRouting(routing, probes, meters), business);
+                                                 routing -> healthRouting(routing, probes, meters, openApi), business,
+                                                 openApi);
 
         List<PeriodicWorker> workers = new ArrayList<>();
         backends.sweep().ifPresent(sweep -> {
@@ -229,6 +252,7 @@ public final class Main {
                 .addResource("authorizer", authorizations)
                 .addResource("idempotency-registry", registry)
                 .addResource("dependency-checks", dependencies)
+                .addResource("tracing", tracing)
                 .addDiscoveredResources()
                 .meters(meters);
         workers.forEach(sequence::addWorker);
@@ -242,14 +266,16 @@ public final class Main {
         // Routes are registered, dependencies wired; startup completes with the first successful loopback probe.
         state.markWired();
         List<AutoCloseable> resources = new ArrayList<>(List.of(prober, authorizations, registry, dependencies,
-                                                                businessDeadlines, healthDeadlines));
+                                                                businessDeadlines, healthDeadlines, tracing));
         resources.addAll(backends.resources().values());
         resources.addAll(issuer.resources().values());
         return new Running(business, health, state, shutdown, meters, List.copyOf(resources));
     }
 
     /**
-     * Routing of the business listener: {@code /ping} and the authorization API, behind the {@code Connection: close}
+     * Routing of the business listener: {@code /ping} and the authorization API, behind the tracing filter (the
+     * request's span), the request id filter
+     * ({@code X-Request-Id}, first so that every answer has one), the {@code Connection: close}
      * filter (client asked, body left unread, draining), the in-flight counter, request metrics, the body deadline,
      * the method filter (405, 501), the startup gate and authentication (401 on every path but {@code /ping}).
      *
@@ -266,7 +292,9 @@ public final class Main {
                                 AuthorizationService authorizations) {
         Map<String, List<Method>> resources = new LinkedHashMap<>(AuthorizationService.RESOURCES);
         resources.put(PING, GET_HEAD);
-        routing.addFilter(ConnectionCloseFilter.create(state::draining))
+        routing.addFilter(TracingFilter.create(Set.of(PING)))
+                .addFilter(RequestIdFilter.create())
+                .addFilter(ConnectionCloseFilter.create(state::draining))
                 .addFilter(inFlight)
                 .addFilter(RequestMetricsFilter.create(meters))
                 .addFilter(deadlines.bodies())
@@ -284,20 +312,30 @@ public final class Main {
 
     /**
      * Routing of the health listener: the probes and {@code HEAD /metrics} ({@code GET /metrics} comes from the
-     * observe feature), {@code GET} and {@code HEAD} only, behind the {@code Connection: close} filter.
+     * observe feature, {@code GET /openapi} from the OpenAPI feature), {@code GET} and {@code HEAD} only, behind the
+     * {@code Connection: close} filter.
      *
      * @param routing routing builder of the health server
      * @param probes  the probe routes
      * @param meters  the registry {@code /metrics} serves
+     * @param openApi the document {@code /openapi} serves
      */
-    static void healthRouting(HttpRouting.Builder routing, HealthService probes, MeterRegistry meters) {
+    static void healthRouting(HttpRouting.Builder routing, HealthService probes, MeterRegistry meters,
+                              OpenApiDocument openApi) {
         Map<String, List<Method>> resources = new LinkedHashMap<>();
         HealthService.PATHS.forEach(path -> resources.put(path, GET_HEAD));
         resources.put(MetricsHead.PATH, GET_HEAD);
-        routing.addFilter(ConnectionCloseFilter.create(() -> false))
+        resources.put(Listeners.OPENAPI_PATH, GET_HEAD);
+        routing.addFilter(RequestIdFilter.create())
+                .addFilter(ConnectionCloseFilter.create(() -> false))
                 .addFilter(AllowedMethodsFilter.create(resources))
                 .register(probes)
-                .head(MetricsHead.PATH, MetricsHead.create(meters));
+                .head(MetricsHead.PATH, MetricsHead.create(meters))
+                // GET /openapi comes from the OpenAPI feature, which has no HEAD: the headers of its YAML answer.
+                .head(Listeners.OPENAPI_PATH, (req, res) -> {
+                    res.header(HeaderNames.CONTENT_TYPE, "application/vnd.oai.openapi");
+                    ResponseBodies.send(req, res, openApi.yamlBytes());
+                });
     }
 
     private static String oneLine(Throwable error) {

@@ -245,15 +245,21 @@ class AuthenticationApiTest {
         assertThat(Http.get(service.business(location)).body(), is(first.body()));
     }
 
+    // One trace for every raw request, so that two answers get the same X-Request-Id and requestId, and can be
+    // compared byte for byte.
+    private static final String SAME_TRACE = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+
     private static RawHttp.Response rawGet(String path) throws Exception {
         try (RawHttp connection = RawHttp.connect(service.running().business().port(), null, "get")) {
-            return connection.exchange("GET", path, Map.of("Authorization", TestCredentials.AUTHORIZATION), null);
+            return connection.exchange("GET", path, Map.of("Authorization", TestCredentials.AUTHORIZATION,
+                                                     "traceparent", SAME_TRACE), null);
         }
     }
 
     private static RawHttp.Response rawHead(String path) throws Exception {
         try (RawHttp connection = RawHttp.connect(service.running().business().port(), null, "head")) {
-            return connection.exchange("HEAD", path, Map.of("Authorization", TestCredentials.AUTHORIZATION), null);
+            return connection.exchange("HEAD", path, Map.of("Authorization", TestCredentials.AUTHORIZATION,
+                                                     "traceparent", SAME_TRACE), null);
         }
     }
 

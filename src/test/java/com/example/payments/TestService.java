@@ -3,18 +3,25 @@ package com.example.payments;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import com.example.payments.authentication.ApiKeyAuthenticator;
 import com.example.payments.authentication.Authenticator;
+import com.example.payments.observability.Tracing;
 import com.example.payments.testing.Http;
 import com.example.payments.testing.MetricsScrape;
+import com.example.payments.testing.OpenApiContract;
 import com.example.payments.testing.TestCredentials;
 
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
 import io.helidon.health.HealthCheck;
+import io.opentelemetry.sdk.common.CompletableResultCode;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SpanExporter;
 
 /**
  * Both listeners started in this JVM through {@link Main#start}, on ports picked by the OS, with the test
@@ -26,6 +33,7 @@ final class TestService implements AutoCloseable {
 
     private TestService(Main.Running running) {
         this.running = running;
+        OpenApiContract.businessListener(running.business().port());
     }
 
     static TestService start(Map<String, String> overrides) {
@@ -54,6 +62,45 @@ final class TestService implements AutoCloseable {
                                                           sequence -> { }));
         service.awaitStarted();
         return service;
+    }
+
+    /**
+     * Starts the service with tracing on ({@code tracing.enabled: true}), its spans going to the given exporter; they
+     * are all exported when the service is closed, and the exporter is not shut down (an in-memory one keeps them).
+     *
+     * @param overrides configuration values
+     * @param exporter  e.g. an in-memory exporter
+     * @return the running service
+     */
+    static TestService start(Map<String, String> overrides, SpanExporter exporter) {
+        Map<String, String> values = new HashMap<>(Map.of("tracing.enabled", "true", "tracing.exporter", "logging"));
+        values.putAll(overrides);
+        Config config = config(values);
+        AppSettings settings = AppSettings.create(config);
+        TestService service = new TestService(Main.start(config, settings, List.of(),
+                ApiKeyAuthenticator.create(settings.auth().apiKeys()),
+                sequence -> { }, Tracing.install(settings.tracing(), keptOnShutdown(exporter))));
+        service.awaitStarted();
+        return service;
+    }
+
+    private static SpanExporter keptOnShutdown(SpanExporter exporter) {
+        return new SpanExporter() {
+            @Override
+            public CompletableResultCode export(Collection<SpanData> batch) {
+                return exporter.export(batch);
+            }
+
+            @Override
+            public CompletableResultCode flush() {
+                return exporter.flush();
+            }
+
+            @Override
+            public CompletableResultCode shutdown() {
+                return CompletableResultCode.ofSuccess();
+            }
+        };
     }
 
     // Ephemeral ports and the test configuration's API keys (TestCredentials), below the test's own values.
@@ -115,6 +162,7 @@ final class TestService implements AutoCloseable {
 
     @Override
     public void close() {
+        OpenApiContract.stopped(running.business().port());
         running.stopForTests();
     }
 }

@@ -10,12 +10,18 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import com.example.payments.http.RequestIds;
 import com.example.payments.http.RequestMetricsFilter;
+import com.example.payments.observability.Tracing;
 
 import io.helidon.metrics.api.Counter;
 import io.helidon.metrics.api.MeterRegistry;
 import io.helidon.metrics.api.Tag;
 import io.helidon.metrics.api.Timer;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Scope;
 
 /**
  * Calls the {@link Authorizer} with a timeout ({@code authorizer.timeout}) and counts every call in
@@ -75,8 +81,28 @@ final class BoundedAuthorizer implements AutoCloseable {
      *                              the issuer decided; the issuer call is cancelled
      */
     Outcome authorize(AuthorizationAttempt attempt) throws InterruptedException {
+        // The issuer call's span: the parent of the traceparent an HTTP authorizer sends. No attribute of the attempt
+        // (its request holds the card number).
+        Span span = Tracing.tracer().spanBuilder("authorizer.authorize").setSpanKind(SpanKind.CLIENT).startSpan();
+        String outcome = "unknown";
+        try (Scope ignored = span.makeCurrent()) {
+            Outcome result = bounded(attempt);
+            if (result instanceof Decided decided) {
+                outcome = decided.decision().approved() ? "approved" : "declined";
+            }
+            return result;
+        } finally {
+            span.setAttribute(Tracing.AUTHORIZER_OUTCOME, outcome);
+            if (outcome.equals("unknown")) {
+                span.setStatus(StatusCode.ERROR);
+            }
+            span.end();
+        }
+    }
+
+    private Outcome bounded(AuthorizationAttempt attempt) throws InterruptedException {
         long start = System.nanoTime();
-        Future<Authorizer.Decision> call = executor.submit(() -> delegate.authorize(attempt));
+        Future<Authorizer.Decision> call = executor.submit(RequestIds.propagate(() -> delegate.authorize(attempt)));
         try {
             return decided(call.get(timeout.toMillis(), TimeUnit.MILLISECONDS), start);
         } catch (TimeoutException e) {

@@ -10,6 +10,7 @@ import java.time.format.DateTimeParseException;
 import java.util.regex.Pattern;
 
 import com.example.payments.http.Json;
+import com.example.payments.observability.Tracing;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -21,8 +22,10 @@ import io.helidon.metrics.api.MeterRegistry;
 import io.helidon.webclient.api.ConnectedSocketChannelInfo;
 import io.helidon.webclient.api.ConnectedSocketInfo;
 import io.helidon.webclient.api.ConnectionListener;
+import io.helidon.webclient.api.HttpClientRequest;
 import io.helidon.webclient.api.HttpClientResponse;
 import io.helidon.webclient.api.WebClient;
+import io.opentelemetry.context.Context;
 
 /**
  * The {@link Authorizer} a fork copies and points at its acquirer or issuer: one HTTP call per attempt with Helidon's
@@ -161,13 +164,16 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
             throws NoResponse, IssuerUnavailableException, InterruptedException {
         HttpClientResponse response;
         try {
-            response = client.post()
+            HttpClientRequest request = client.post()
                     .uri(endpoint)
                     .keepAlive(keepAlive)
                     .header(IDEMPOTENCY_KEY, attemptId)
                     .contentType(MediaTypes.APPLICATION_JSON)
-                    .accept(MediaTypes.APPLICATION_JSON)
-                    .submit(body);
+                    .accept(MediaTypes.APPLICATION_JSON);
+            // W3C Trace Context to the issuer: the issuer call's span, or the caller's traceparent when tracing is off.
+            Tracing.propagators().getTextMapPropagator().inject(Context.current(), request,
+                    (carrier, name, value) -> carrier.header(HeaderNames.create(name), value));
+            response = request.submit(body);
         } catch (RuntimeException e) {
             throw new NoResponse(e);
         }

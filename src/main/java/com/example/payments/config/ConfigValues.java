@@ -101,6 +101,32 @@ public final class ConfigValues {
     }
 
     /**
+     * A fraction within {@code [0, 1]}, e.g. a sampling ratio.
+     *
+     * @param key          full key
+     * @param defaultValue used when the key is absent
+     * @return the value
+     * @throws ConfigurationException when empty, not a decimal number or out of range
+     */
+    public double ratio(String key, double defaultValue) {
+        String allowed = "a decimal number from 0.0 to 1.0";
+        Optional<String> raw = value(key, allowed);
+        if (raw.isEmpty()) {
+            return defaultValue;
+        }
+        double value;
+        try {
+            value = Double.parseDouble(raw.get().trim());
+        } catch (NumberFormatException e) {
+            throw new ConfigurationException(key, "'" + raw.get() + "' is not a number; allowed: " + allowed);
+        }
+        if (!(value >= 0 && value <= 1)) {
+            throw new ConfigurationException(key, "'" + raw.get().trim() + "' is out of range; allowed: " + allowed);
+        }
+        return value;
+    }
+
+    /**
      * One of the constants of an enum, matched case-insensitively against their lower-case, dash-separated names
      * ({@code IN_MEMORY} is written {@code in-memory}).
      *

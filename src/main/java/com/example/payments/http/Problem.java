@@ -14,10 +14,13 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param title  short, human-readable summary of the problem type
  * @param status HTTP status code
  * @param detail explanation specific to this occurrence
- * @param errors field errors (an RFC 9457 extension member), omitted when empty
+ * @param errors    field errors (an RFC 9457 extension member), omitted when empty
+ * @param requestId the request's id, also sent as {@code X-Request-Id} (an RFC 9457 extension member), set when the
+ *                  problem is sent; omitted when {@code null}
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
-public record Problem(String type, String title, int status, String detail, List<FieldError> errors) {
+public record Problem(String type, String title, int status, String detail, List<FieldError> errors,
+                      String requestId) {
 
     /** Base URI of this service's problem types; forks replace it with their own documentation address. */
     public static final String TYPE_BASE = "https://payments.example.com/problems/";
@@ -66,7 +69,7 @@ public record Problem(String type, String title, int status, String detail, List
      * @return the problem
      */
     public static Problem of(String slug, String title, int status, String detail) {
-        return new Problem(TYPE_BASE + slug, title, status, detail, List.of());
+        return new Problem(TYPE_BASE + slug, title, status, detail, List.of(), null);
     }
 
     /**
@@ -76,6 +79,16 @@ public record Problem(String type, String title, int status, String detail, List
      * @return a copy
      */
     public Problem withErrors(List<FieldError> fieldErrors) {
-        return new Problem(type, title, status, detail, List.copyOf(fieldErrors));
+        return new Problem(type, title, status, detail, List.copyOf(fieldErrors), requestId);
+    }
+
+    /**
+     * The same problem with the id of the request it answers.
+     *
+     * @param id the request id ({@link RequestIds})
+     * @return a copy
+     */
+    public Problem withRequestId(String id) {
+        return new Problem(type, title, status, detail, errors, id);
     }
 }

@@ -25,7 +25,8 @@ import io.helidon.http.Status;
  * listeners set {@code error-handling.include-entity}), an HTTP major version other than 1 is 505 (Helidon: 400).
  * That message may quote request bytes (a request line, a header, a chunk-size line that is a whole body with its
  * CVC): it is read for the 431 only, and goes neither to the client nor to any log (docs/card-data.md).
- * A {@code HEAD} gets the headers of the problem, {@code Content-Length} included, and no body.
+ * A {@code HEAD} gets the headers of the problem, {@code Content-Length} included, and no body. Every answer carries
+ * {@code X-Request-Id} and the same {@code requestId} in its body ({@link RequestIds}).
  */
 public final class ProblemDirectHandler implements DirectHandler {
 
@@ -81,10 +82,16 @@ public final class ProblemDirectHandler implements DirectHandler {
         default -> Problem.of("http-" + defaultStatus.code(), defaultStatus.reasonPhrase(), defaultStatus.code(),
                               defaultStatus.reasonPhrase() + ".");
         };
-        byte[] body = Json.bytes(problem);
+        // Mostly answered before routing, so before RequestIdFilter: then the id is made here, by the same rule. An
+        // exception out of a handler comes here after the filter: it keeps the id the filter gave.
+        String requestId = responseHeaders.first(RequestIds.X_REQUEST_ID)
+                .or(RequestIds::current)
+                .orElseGet(() -> RequestIds.of(request.headers()));
+        byte[] body = Json.bytes(problem.withRequestId(requestId));
         TransportResponse.Builder response = TransportResponse.builder()
                 .status(ProblemResponses.status(problem))
                 .headers(responseHeaders)
+                .header(RequestIds.X_REQUEST_ID, requestId)
                 .header(HeaderNames.CONTENT_TYPE, ProblemResponses.PROBLEM_JSON.text())
                 .header(HeaderNames.CACHE_CONTROL, "no-store");
         if (Method.HEAD_NAME.equals(request.method())) {

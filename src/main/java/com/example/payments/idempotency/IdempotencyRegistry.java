@@ -19,9 +19,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import com.example.payments.http.RequestIds;
+import com.example.payments.observability.Tracing;
+
 import io.helidon.metrics.api.Counter;
 import io.helidon.metrics.api.MeterRegistry;
 import io.helidon.metrics.api.Tag;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Scope;
 
 /**
  * The idempotency registry every idempotent operation goes through (IETF draft-ietf-httpapi-idempotency-key-header):
@@ -133,29 +140,33 @@ public final class IdempotencyRegistry implements AutoCloseable {
      */
     public Claim claim(String lookupKey, List<Identity> identities) {
         long sent = System.nanoTime();
+        Span span = Tracing.tracer().spanBuilder("idempotency.claim").startSpan();
         Claim claim;
-        try {
-            claim = offRequestThread(() -> store.claim(lookupKey, identities, lease, quota));
+        try (Scope ignored = span.makeCurrent()) {
+            claim = offRequestThread("claim", () -> store.claim(lookupKey, identities, lease, quota));
         } catch (IdempotencyStore.UnavailableException e) {
             count("unavailable");
+            span.setAttribute(Tracing.IDEMPOTENCY_OUTCOME, "unavailable").setStatus(StatusCode.ERROR).end();
             throw e;
         }
-        switch (claim) {
+        String outcome = switch (claim) {
         case Claim.Acquired acquired -> {
             held.put(acquired, new Hold(sent + lease.toNanos()));
-            count("new");
             quotaCounter("allowed").increment();
+            yield "new";
         }
-        case Claim.Replay replay -> count(replay.recovered() ? "recovered" : "replayed");
-        case Claim.InFlight inFlight -> count("in_flight");
-        case Claim.Mismatch mismatch -> count("mismatch");
-        case Claim.Full full -> count("rejected_full");
+        case Claim.Replay replay -> replay.recovered() ? "recovered" : "replayed";
+        case Claim.InFlight inFlight -> "in_flight";
+        case Claim.Mismatch mismatch -> "mismatch";
+        case Claim.Full full -> "rejected_full";
         case Claim.OverQuota over -> {
-            count("rejected_quota");
             quotaCounter(over.limit() == Quota.Limit.IN_FLIGHT ? "in_flight_exceeded" : "records_exceeded")
                     .increment();
+            yield "rejected_quota";
         }
-        }
+        };
+        count(outcome);
+        span.setAttribute(Tracing.IDEMPOTENCY_OUTCOME, outcome).end();
         return claim;
     }
 
@@ -193,7 +204,7 @@ public final class IdempotencyRegistry implements AutoCloseable {
             hold.state = State.DECIDED;
         }
         try {
-            Recorded recorded = offRequestThread(() -> store.recordAndComplete(claim.lookupKey(), identity,
+            Recorded recorded = offRequestThread("record", () -> store.recordAndComplete(claim.lookupKey(), identity,
                                                                                claim.token(), decision, retention));
             if (!recorded.completed()) {
                 LOGGER.log(Level.WARNING, "Decision {0} recorded but its idempotency key not completed (the lease was "
@@ -224,7 +235,7 @@ public final class IdempotencyRegistry implements AutoCloseable {
         hold.state = State.LOST;
         boolean done;
         try {
-            done = offRequestThread(() -> store.release(claim.lookupKey(), claim.token()));
+            done = offRequestThread("release", () -> store.release(claim.lookupKey(), claim.token()));
         } catch (IdempotencyStore.UnavailableException e) {
             LOGGER.log(Level.WARNING, "Could not release an idempotency key ({0}); the shutdown retries it, and it "
                                       + "frees itself when its lease of {1,number,#} ms expires", e.getMessage(),
@@ -271,7 +282,15 @@ public final class IdempotencyRegistry implements AutoCloseable {
      * @throws IdempotencyStore.UnavailableException when the store cannot be reached
      */
     public Optional<Decision> findDecision(DecisionKey key) {
-        return store.findDecision(key);
+        Span span = storeSpan("find-decision");
+        try (Scope ignored = span.makeCurrent()) {
+            return store.findDecision(key);
+        } catch (IdempotencyStore.UnavailableException e) {
+            span.setStatus(StatusCode.ERROR);
+            throw e;
+        } finally {
+            span.end();
+        }
     }
 
     /**
@@ -332,10 +351,28 @@ public final class IdempotencyRegistry implements AutoCloseable {
     // A store call bounded by the store's own timeouts, run on a virtual thread of its own and waited for without
     // giving in to interrupts: an interrupted thread makes Lettuce fail at once ("Command interrupted"), and a key
     // whose release failed that way would stay IN_FLIGHT for a whole lease.
+    private <T> T offRequestThread(String operation, Callable<T> call) {
+        Span span = storeSpan(operation);
+        try (Scope ignored = span.makeCurrent()) {
+            return offRequestThread(call);
+        } catch (RuntimeException e) {
+            span.setStatus(StatusCode.ERROR);
+            throw e;
+        } finally {
+            span.end();
+        }
+    }
+
+    // A span per store call, named by operation only: its arguments hold keys and merchant ids, never put in spans.
+    private static Span storeSpan(String operation) {
+        return Tracing.tracer().spanBuilder("idempotency.store " + operation).setSpanKind(SpanKind.CLIENT)
+                .setAttribute(Tracing.STORE_OPERATION, operation).startSpan();
+    }
+
     private <T> T offRequestThread(Callable<T> call) {
         Future<T> future;
         try {
-            future = storeCalls.submit(call);
+            future = storeCalls.submit(RequestIds.propagate(call));
         } catch (RejectedExecutionException e) {
             return callHere(call);
         }

@@ -9,7 +9,8 @@ import java.time.Duration;
 
 /**
  * Small wrapper over the JDK {@link HttpClient} for tests: one shared client, short timeouts, string bodies, the
- * development API key ({@link TestCredentials}) unless a test says otherwise.
+ * development API key ({@link TestCredentials}) unless a test says otherwise; every response it receives from a
+ * business listener is checked against the OpenAPI document ({@link OpenApiContract}).
  */
 public final class Http {
 
@@ -19,10 +20,11 @@ public final class Http {
              "amount":{"value":1299,"currency":"EUR"},
              "card":{"number":"4111111111111111","expiryMonth":12,"expiryYear":2030,"cvc":"123"}}""";
 
-    private static final HttpClient CLIENT = HttpClient.newBuilder()
+    // Every response from a business listener is checked against the OpenAPI document (OpenApiContract).
+    private static final HttpClient CLIENT = new ContractCheckingClient(HttpClient.newBuilder()
             .connectTimeout(Duration.ofSeconds(5))
             .version(HttpClient.Version.HTTP_1_1)
-            .build();
+            .build());
 
     private Http() {
     }

@@ -8,6 +8,8 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import java.util.logging.SimpleFormatter;
 
+import io.helidon.logging.common.HelidonMdc;
+
 /**
  * Captures every java.util.logging record of this JVM, formatted with message parameters and stack traces, so tests
  * can assert what never reaches a log (card numbers, CVCs).
@@ -16,8 +18,10 @@ public final class LogCapture extends Handler implements AutoCloseable {
 
     private final List<String> lines = new CopyOnWriteArrayList<>();
     private final SimpleFormatter formatter = new SimpleFormatter();
+    private final boolean requestIds;
 
-    private LogCapture() {
+    private LogCapture(boolean requestIds) {
+        this.requestIds = requestIds;
         setLevel(Level.ALL);
     }
 
@@ -27,7 +31,22 @@ public final class LogCapture extends Handler implements AutoCloseable {
      * @return the capture; close it to stop
      */
     public static LogCapture start() {
-        LogCapture capture = new LogCapture();
+        return start(false);
+    }
+
+    /**
+     * Starts capturing on the root logger, each record as {@code [<request id>]: <message>} with the request id the
+     * logging thread's MDC holds when the record is published (what {@code %X{requestId}} formats), empty outside a
+     * request.
+     *
+     * @return the capture; close it to stop
+     */
+    public static LogCapture withRequestIds() {
+        return start(true);
+    }
+
+    private static LogCapture start(boolean requestIds) {
+        LogCapture capture = new LogCapture(requestIds);
         Logger root = Logger.getLogger("");
         root.addHandler(capture);
         return capture;
@@ -35,7 +54,9 @@ public final class LogCapture extends Handler implements AutoCloseable {
 
     @Override
     public void publish(LogRecord record) {
-        lines.add(formatter.format(record));
+        lines.add(requestIds
+                  ? "[" + HelidonMdc.get("requestId").orElse("") + "]: " + formatter.formatMessage(record) + "\n"
+                  : formatter.format(record));
     }
 
     /**

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * One HTTP/1.1 connection over a plain {@link Socket}, for tests that must see what a client library hides: the
@@ -125,7 +126,10 @@ public final class RawHttp implements AutoCloseable {
             record("no response: " + e.getMessage());
             throw new NoResponseException("no response byte: " + e.getMessage(), e);
         }
-        return readResponse(method.equals("HEAD"));
+        Response response = readResponse(method.equals("HEAD"));
+        OpenApiContract.check(method, port, path.split("\\?", 2)[0], response.status(), name -> Optional.ofNullable(
+                                      response.headers().get(name.toLowerCase(Locale.ROOT))), response.body());
+        return response;
     }
 
     /**

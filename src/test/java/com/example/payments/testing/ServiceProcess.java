@@ -383,6 +383,7 @@ public final class ServiceProcess implements AutoCloseable {
                 if (matcher.find()) {
                     healthPort = Integer.parseInt(matcher.group(2));
                     businessPort = Integer.parseInt(matcher.group(1));
+                    OpenApiContract.businessListener(businessPort);
                 }
             }
         } catch (IOException e) {
@@ -397,6 +398,7 @@ public final class ServiceProcess implements AutoCloseable {
     /** Kills the process if it is still running (SIGKILL), so no test leaves a JVM behind. */
     @Override
     public void close() {
+        OpenApiContract.stopped(businessPort);
         if (process.isAlive()) {
             process.destroyForcibly();
             try {

@@ -1,0 +1,160 @@
+package com.example.payments.http;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.helidon.http.HeaderName;
+import io.helidon.http.HeaderNames;
+import io.helidon.http.Headers;
+import io.helidon.logging.common.HelidonMdc;
+import io.opentelemetry.context.Context;
+
+/**
+ * Request ids: the trace id of the request's span when tracing is on, else the W3C Trace Context trace id of the
+ * request when it came with a valid {@code traceparent} header (the same value when both exist), else a fresh random one (the same shape: 32 lowercase hex digits, not all zero) otherwise. Sent back as
+ * {@code X-Request-Id}, written into every problem body as {@code requestId} and into every log line written while
+ * the request is served (the {@value #MDC_KEY} MDC entry that {@code logging.properties} formats).
+ *
+ * <p>An invalid {@code traceparent} (W3C Trace Context level 1, section 3.2: wrong length or case, version
+ * {@code ff}, an all-zero trace or parent id, extra fields on version {@code 00}, or the header sent twice) is
+ * ignored, as the specification asks: the request gets a fresh id, never a 400.
+ */
+public final class RequestIds {
+
+    /** The response header that carries the request id. */
+    public static final HeaderName X_REQUEST_ID = HeaderNames.create("X-Request-Id");
+    /** W3C Trace Context request header. */
+    public static final HeaderName TRACEPARENT = HeaderNames.create("traceparent");
+    /** Key of the request id in Helidon's MDC ({@code %X{requestId}} in a log format). */
+    public static final String MDC_KEY = "requestId";
+
+    // version "-" trace-id "-" parent-id "-" trace-flags, then (versions after 00 only) "-" and more fields.
+    private static final Pattern TRACEPARENT_FORMAT =
+            Pattern.compile("([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?");
+    private static final String ZERO_TRACE_ID = "0".repeat(32);
+    private static final String ZERO_PARENT_ID = "0".repeat(16);
+    // Below the shortest card number (13 digits), with a digit to spare.
+    private static final int MAX_DIGIT_RUN = 12;
+
+    private RequestIds() {
+    }
+
+    /**
+     * The request id of a request.
+     *
+     * @param headers the request's headers
+     * @return the trace id of a valid {@code traceparent}, else a fresh id; 32 lowercase hex digits either way
+     */
+    public static String of(Headers headers) {
+        return traceparent(headers).flatMap(RequestIds::traceId).orElseGet(RequestIds::fresh);
+    }
+
+    /**
+     * The request's {@code traceparent} header, when it is valid and sent once.
+     *
+     * @param headers the request's headers
+     * @return the header value without surrounding whitespace, or empty
+     */
+    public static Optional<String> traceparent(Headers headers) {
+        if (!headers.contains(TRACEPARENT)) {
+            return Optional.empty();
+        }
+        List<String> values = headers.get(TRACEPARENT).allValues();
+        return values.size() == 1 && traceId(values.getFirst()).isPresent()
+                ? Optional.of(values.getFirst().strip()) : Optional.empty();
+    }
+
+    /**
+     * The trace id of a {@code traceparent} header value.
+     *
+     * @param traceparent the header value, e.g. {@code 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01}
+     * @return the trace id, or empty when the value is not valid
+     */
+    public static Optional<String> traceId(String traceparent) {
+        Matcher parts = TRACEPARENT_FORMAT.matcher(traceparent.strip());
+        if (!parts.matches()) {
+            return Optional.empty();
+        }
+        String version = parts.group(1);
+        boolean valid = !version.equals("ff")
+                        && !(version.equals("00") && parts.group(5) != null)
+                        && !parts.group(2).equals(ZERO_TRACE_ID)
+                        && !parts.group(3).equals(ZERO_PARENT_ID);
+        return valid ? Optional.of(parts.group(2)) : Optional.empty();
+    }
+
+    /**
+     * A fresh request id: 128 random bits as 32 lowercase hex digits, never all zero (a valid W3C trace id), never
+     * with a run of digits that could pass for a card number ({@link #usable}).
+     *
+     * @return the id
+     */
+    public static String fresh() {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        String id;
+        do {
+            id = String.format("%016x%016x", random.nextLong(), random.nextLong());
+        } while (!usable(id));
+        return id;
+    }
+
+    /**
+     * Whether a freshly drawn hex id may be used: not all zero, and no run of {@value #MAX_DIGIT_RUN} or more decimal
+     * digits. About one random id in thirteen has such a run, and one in ten of those is Luhn-valid: this service's
+     * log masking leaves digits that touch hex letters alone, but a log pipeline's card-number scanner may not, and
+     * would mask or flag the id.
+     *
+     * @param id lowercase hex digits
+     * @return {@code true} when usable
+     */
+    public static boolean usable(String id) {
+        int run = 0;
+        boolean nonZero = false;
+        for (int i = 0; i < id.length(); i++) {
+            char c = id.charAt(i);
+            nonZero |= c != '0';
+            run = c >= '0' && c <= '9' ? run + 1 : 0;
+            if (run >= MAX_DIGIT_RUN) {
+                return false;
+            }
+        }
+        return nonZero;
+    }
+
+    /**
+     * The id of the request this thread is serving.
+     *
+     * @return the id, or empty outside a request
+     */
+    public static Optional<String> current() {
+        return HelidonMdc.get(MDC_KEY).filter(id -> !id.isEmpty());
+    }
+
+    /**
+     * Wraps work handed to another thread so that its log lines carry the request id of the caller, and its spans
+     * (and the {@code traceparent} it sends) the caller's trace context.
+     *
+     * @param call the work
+     * @param <T>  its result
+     * @return the same work, run under the calling thread's request id and trace context
+     */
+    public static <T> Callable<T> propagate(Callable<T> call) {
+        Callable<T> traced = Context.current().wrap(call);
+        Optional<String> id = current();
+        if (id.isEmpty()) {
+            return traced;
+        }
+        return () -> {
+            HelidonMdc.set(MDC_KEY, id.get());
+            try {
+                return traced.call();
+            } finally {
+                HelidonMdc.remove(MDC_KEY);
+            }
+        };
+    }
+}

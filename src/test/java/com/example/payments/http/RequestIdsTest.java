@@ -1,0 +1,52 @@
+package com.example.payments.http;
+
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
+
+class RequestIdsTest {
+
+    private static final String TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00",
+            " 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 ",
+            // A later version may add fields: read what version 00 defines (W3C Trace Context section 4.3).
+            "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-what-the-future-holds"})
+    void aValidTraceparentGivesItsTraceId(String traceparent) {
+        assertThat(RequestIds.traceId(traceparent), is(Optional.of(TRACE_ID)));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "",
+            "garbage",
+            "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+            "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7",
+            "00_4bf92f3577b34da6a3ce929d0e0e4736_00f067aa0ba902b7_01",
+            "00-4111111111111111a3ce929d0e0e4736-00f067aa0ba902b7-0g"})
+    void anInvalidTraceparentIsIgnored(String traceparent) {
+        assertThat(RequestIds.traceId(traceparent), is(Optional.empty()));
+    }
+
+    @Test
+    void freshIdsAreTraceIdsAndDiffer() {
+        String one = RequestIds.fresh();
+        assertThat(one.matches("[0-9a-f]{32}"), is(true));
+        assertThat(RequestIds.traceId("00-" + one + "-00f067aa0ba902b7-01"), is(Optional.of(one)));
+        assertThat(RequestIds.fresh(), is(not(one)));
+    }
+}
