@@ -12,7 +12,8 @@
 #
 # Needs: JAVA_HOME (JDK 21+), wrk, redis-server, curl; installs wrk with apt-get when run as root, else says how.
 # Knobs: ROUNDS (3), DURATION (15s), WARMUP (10s), CONNECTIONS (32), THREADS (1), SERVER_CPUS (0),
-#        CLIENT_CPUS (the others), REDIS (1), SWEEPER (1), RECORDS (1000000), IDLE_WINDOW (10), PROFILE (1).
+#        CLIENT_CPUS (the others), REDIS (1), SWEEPER (1), RECORDS (1000000), IDLE_WINDOW (10), PROFILE (1),
+#        JVM_OPTS (-XX:+UseG1GC, the image's; every JVM of the run gets them).
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -29,6 +30,8 @@ SWEEPER=${SWEEPER:-1}
 RECORDS=${RECORDS:-1000000}
 IDLE_WINDOW=${IDLE_WINDOW:-10}
 PROFILE=${PROFILE:-1}
+# The image's collector (Dockerfile ENTRYPOINT) for every JVM: pinned to one CPU the JVM would pick the serial one.
+read -ra JVM_OPTS <<<"${JVM_OPTS:--XX:+UseG1GC}"
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
 JAVAC=${JAVA_HOME:+$JAVA_HOME/bin/}javac
 JFR=${JAVA_HOME:+$JAVA_HOME/bin/}jfr
@@ -98,7 +101,7 @@ start_redis() { # sets REDIS_PID and REDIS_PORT; the client's CPUs: the service'
 start_product() {
   local label=$1
   shift
-  "${PIN_SERVER[@]}" "$JAVA" -Dserver.port=0 -Dhealth-server.port=0 -Didempotency.max-keys=3000000 \
+  "${PIN_SERVER[@]}" "$JAVA" "${JVM_OPTS[@]}" -Dserver.port=0 -Dhealth-server.port=0 -Didempotency.max-keys=3000000 \
       -Dauth.api-keys="$DEV_KEY" -Didempotency.merchant-quota.max-records=3000000 \
       -Didempotency.merchant-quota.max-in-flight=100000 "$@" -jar "$JAR" >"$WORK/$label.log" 2>&1 &
   PID=$!
@@ -122,7 +125,7 @@ start_product() {
 
 start_bare() { # sets PID, BUSINESS
   local label=$1
-  "${PIN_SERVER[@]}" "$JAVA" -cp "$WORK/bare:target/libs/*" BarePost 0 >"$WORK/$label.log" 2>&1 &
+  "${PIN_SERVER[@]}" "$JAVA" "${JVM_OPTS[@]}" -cp "$WORK/bare:target/libs/*" BarePost 0 >"$WORK/$label.log" 2>&1 &
   PID=$!
   PIDS+=("$PID")
   for _ in $(seq 300); do
@@ -237,7 +240,8 @@ if [ "$PROFILE" = 1 ]; then
   kill -TERM "$PID"
   wait "$PID" 2>/dev/null || true
   if [ -s "$WORK/product.jfr" ]; then
-    HOT=$("$JFR" view --width 200 hot-methods "$WORK/product.jfr" 2>&1 | head -40)
+    HOT=$("$JFR" view --width 200 hot-methods "$WORK/product.jfr" 2>&1 | head -40
+         "$JFR" view gc-pauses "$WORK/product.jfr" 2>&1 | head -12)
     ALLOC=$("$JFR" view --width 200 allocation-by-class "$WORK/product.jfr" 2>&1 | head -25)
   else
     HOT="no recording: $jcmd_out"
@@ -253,7 +257,7 @@ REPORT=load-tests/reports/post-path-$(date -u +%Y%m%dT%H%M%SZ).md
   echo "$("$JAVA" -version 2>&1 | head -1)${REDIS:+, $([ "$REDIS" = 1 ] && redis-server --version | cut -d' ' -f1-3)}."
   echo "Server pinned to CPU(s) \`$SERVER_CPUS\`, wrk (and redis-server) to \`$CLIENT_CPUS\`$([ ${#PIN_SERVER[@]} = 0 ] && echo ' (not pinned: no taskset or one CPU)')."
   echo "wrk: $THREADS thread(s), $CONNECTIONS connections, $WARMUP warm-up then $DURATION measured per run, $ROUNDS"
-  echo "interleaved rounds, a fresh JVM per run. Product: every POST a new Idempotency-Key (claim, rule-based"
+  echo "interleaved rounds, a fresh JVM per run (options: ${JVM_OPTS[*]}). Product: every POST a new Idempotency-Key (claim, rule-based"
   echo "authorizer, decision recorded, key completed), test card 4111111111111111. \`cpu us/req\` = the server"
   echo "process's CPU time during the measured window / requests answered."
   echo "Load average (1/5/15 min) before: $LOAD_BEFORE, after the rounds: $(cut -d' ' -f1-3 /proc/loadavg)."
