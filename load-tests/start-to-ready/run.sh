@@ -50,7 +50,7 @@ free_port() {
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
-# boot <label> [java options...]: starts the jar; sets PID, BUSINESS, HEALTH; prints ms from launch to ready
+# boot <label> [java options...]: starts the jar; sets PID, BUSINESS, HEALTH, and READY (ms from launch to ready)
 boot() {
   local label=$1
   shift
@@ -66,7 +66,7 @@ boot() {
   PIDS+=("$PID")
   for _ in $(seq 3000); do
     if [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HEALTH/health/ready" 2>/dev/null)" = 200 ]; then
-      echo $(( $(now_ms) - start ))
+      READY=$(( $(now_ms) - start ))
       return
     fi
     kill -0 "$PID" 2>/dev/null || break
@@ -75,20 +75,19 @@ boot() {
   echo "service ($label) never ready" >&2; cat "$WORK/$label.log" >&2; exit 1
 }
 
-stop() { # stop: SIGTERM, prints the exit status
+stop() { # stop: SIGTERM; sets STATUS to the exit status
   kill -TERM "$PID"
-  local status=0
-  wait "$PID" || status=$?
-  echo "$status"
+  STATUS=0
+  wait "$PID" || STATUS=$?
 }
 
 field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
 # The AOT cache: one training run with the default warm-up, stopped once ready (a few seconds of idle service after).
 AOT_OK=1
-boot training -XX:AOTCacheOutput="$WORK/app.aot" >/dev/null
+boot training -XX:AOTCacheOutput="$WORK/app.aot"
 sleep 2
-stop >/dev/null
+stop
 [ -s "$WORK/app.aot" ] || AOT_OK=0
 
 MODES=(plain warm-up)
@@ -105,10 +104,12 @@ for run in $(seq "$RUNS"); do
     aot) opts=(-XX:AOTCache="$WORK/app.aot" -Dwarm-up.requests=0) ;;
     aot+warm-up) opts=(-XX:AOTCache="$WORK/app.aot") ;;
     esac
-    ready=$(boot "$mode-$run" "${opts[@]}")
+    boot "$mode-$run" "${opts[@]}"
+    ready=$READY
     first=$(wrk -t1 -c"$CONNECTIONS" -d"$FIRST_LOAD" -s load-tests/post-new-keys.lua "http://127.0.0.1:$BUSINESS" \
             -- "first-$mode-$run-$RANDOM" | grep '^RESULT')
-    status=$(stop)
+    stop
+    status=$STATUS
     ROWS+=("$mode|$run|$ready|$(field rps "$first")|$(field p50_ms "$first")|$(field p99_ms "$first")|$(field max_ms "$first")|$(field non_201 "$first")|$status")
   done
 done
