@@ -5,7 +5,8 @@ package com.example.payments.authorization;
  *
  * <p>Implementations are called on a virtual thread and bounded by {@code authorizer.timeout}: when it expires the
  * calling thread is interrupted, so a blocking implementation should let {@link InterruptedException} (or an
- * interrupted I/O call) end the call. An implementation should pass {@link AuthorizationAttempt#attemptId()} to the
+ * interrupted I/O call) end the call. One that cannot block says so ({@link #blocks()}) and is called on the request's
+ * own thread instead. An implementation should pass {@link AuthorizationAttempt#attemptId()} to the
  * issuer as its deduplication key: it is the same for every retry of one idempotency key, so an issuer can refuse to
  * authorize twice even if this service loses its idempotency record.
  */

@@ -22,6 +22,9 @@ import io.helidon.metrics.api.Timer;
  * {@code authorizer_invocations_total{outcome}} ({@code approved}, {@code declined}, {@code unknown}), its duration in
  * the histogram {@code authorizer_duration_seconds{outcome}} (seconds, the same outcomes). A replay never reaches this
  * class, which makes that counter the outside-observable proof that no key was authorized twice.
+ *
+ * <p>A call that may block runs on a virtual thread of its own, so that the timeout can end the wait; one that cannot
+ * ({@link Authorizer#blocks()} is {@code false}) runs on the request's own thread, with no hop.
  */
 final class BoundedAuthorizer implements AutoCloseable {
 
