@@ -3,6 +3,7 @@ package com.example.payments;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -45,6 +46,8 @@ class ReadmeExamplesIT {
         // As the README starts it: on the development config, which holds the development API key.
         try (ServiceProcess service = ServiceProcess.start(Map.of(), Map.of("APP_CONFIG_FILE",
                                                                             "config/dev/config.yaml"))) {
+            // "With the service running": started, warm-up included (readiness says "starting" until then).
+            service.awaitReady(Duration.ofSeconds(60));
             for (Example example : examples) {
                 String command = example.command()
                         .replace("localhost:8080", "127.0.0.1:" + service.businessPort())
