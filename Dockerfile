@@ -18,7 +18,10 @@ RUN mvn -B -q dependency:go-offline
 COPY src ./src
 # Tests run in CI (they need kubectl, promtool and child JVMs), not in the image build; their sources are not even in
 # the build context (.dockerignore), so editing a test does not rebuild the image.
-RUN mvn -B -q package -DskipTests
+# The jar's name lives in the pom only: the build writes it to target/jar.properties, and the image calls it app.jar.
+RUN mvn -B -q package -DskipTests \
+    && . target/jar.properties \
+    && mv "target/$jar" target/app.jar
 
 # ---- runtime ----
 # JRE 25: what the test suite runs on (the code is compiled for Java 21, the floor).
@@ -30,7 +33,7 @@ RUN groupadd --system --gid 10001 app \
 WORKDIR /app
 # Helidon's thin-jar layout: libs/ changes only with dependencies, so it gets its own (cached) layer.
 COPY --from=build /build/target/libs ./libs
-COPY --from=build /build/target/payments-authorization.jar ./
+COPY --from=build /build/target/app.jar ./
 # AOT cache (JDK 25, JEP 483/514): a training run boots the service, SIGTERM stops it gracefully after 30 s, and the
 # classes it loaded and linked are stored in app.aot. Same flags as the ENTRYPOINT (DockerfileTest checks it), plus
 # -Xmx512m so that a build host with a huge heap does not record uncompressed oops, which the pods (heap < 32 GB) could
@@ -43,7 +46,7 @@ COPY --from=build /build/target/payments-authorization.jar ./
 RUN timeout --preserve-status --signal=TERM 30 \
         java -XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -XX:+UseG1GC -Xmx512m -XX:-UsePerfData \
         -XX:AOTCacheOutput=app.aot -Dserver.port=0 -Dhealth-server.port=0 \
-        -Dserver.max-tcp-connections=64 -Dhealth-server.max-tcp-connections=8 -jar payments-authorization.jar \
+        -Dserver.max-tcp-connections=64 -Dhealth-server.max-tcp-connections=8 -jar app.jar \
     && test -s app.aot
 # Numeric, so Kubernetes can verify runAsNonRoot without reading /etc/passwd (k8s/base/deployment.yaml: 10001).
 USER 10001:10001
@@ -54,4 +57,4 @@ EXPOSE 8080 8081
 # metaspace, threads and buffers. An out-of-memory JVM exits so the kubelet restarts it, instead of limping on.
 # G1 explicitly: below 2 CPUs or 1792 MB the JVM would pick the serial collector, which pauses every request.
 # Add flags without rebuilding through the JDK_JAVA_OPTIONS environment variable.
-ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseG1GC", "-XX:AOTCache=app.aot", "-jar", "payments-authorization.jar"]
+ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseG1GC", "-XX:AOTCache=app.aot", "-jar", "app.jar"]

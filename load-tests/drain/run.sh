@@ -4,7 +4,7 @@
 #   load-tests/drain/run.sh
 #
 # Peak: PEAK_RPS if given, else the peak.json of the newest rolling-restart results (same machine, same setup),
-# else measured here first (see lt_measure_peak in ../rolling-restart/lib.sh).
+# else measured here first (see lt_measure_peak in ../lib/lib.sh).
 # Each run: INSTANCES graceful instances are up; the load runs at LEVEL% of the peak; after WARMUP_S one of them
 # gets SIGTERM and drainwatch.py times readiness 503, HAProxy removal, listener close, the final metrics scrape
 # and the exit; the load stops TAIL_S later. Then a replacement starts (after the exit, so that JVM start-up does
@@ -13,12 +13,12 @@
 # Writes load-tests/reports/drain.md from the results.
 #
 # Settings: LEVELS="25 75 100" RUNS=5 INSTANCES=2 PEAK_RPS= WARMUP_S=3 TAIL_S=1 PRESTOP_S=5 (the preStop sleep the
-# recommendation adds) and the LT_* variables of ../rolling-restart/lib.sh. Bounded: about 6-8 minutes with a
+# recommendation adds) and the LT_* variables of ../lib/lib.sh. Bounded: about 6-8 minutes with a
 # known peak on a 2-core machine; every process started here is killed on exit or Ctrl+C.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
-# shellcheck source=../rolling-restart/lib.sh
-source "$HERE/../rolling-restart/lib.sh"
+# shellcheck source=../lib/lib.sh
+source "$HERE/../lib/lib.sh"
 
 LEVELS="${LEVELS:-25 75 100}"
 RUNS="${RUNS:-5}"
@@ -76,7 +76,7 @@ for level in $LEVELS; do
     lt_wait_haproxy "$victim" UP 10
     # Warm the new JVM up off the record, straight on its business port: a cold JVM taking half of the next run's
     # load answers its own readiness checks too slowly (see the README) and would be measured instead of the drain.
-    "$PY" "$LT_DIR/rolling-restart/loadgen.py" --port "$(lt_slot_business_port "$victim")" --rate 200 --duration 6 \
+    "$PY" "$LT_DIR/lib/loadgen.py" --port "$(lt_slot_business_port "$victim")" --rate 200 --duration 6 \
       --key-prefix "warmup-$(lt_now_ms)" --out "$LT_RUN_DIR/warmup-s$victim-$(lt_now_ms).csv" >/dev/null
     victim=$(( victim % INSTANCES + 1 ))   # next time the instance that has been up longest
   done

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The fault soak's clients: a population of payments, each retried on random replicas until it is answered
-(python3 standard library only; HTTP/1.1 over the load tests' own keep-alive pool, see ../rolling-restart/loadgen.py).
+(python3 standard library only; HTTP/1.1 over the load tests' own keep-alive pool, see ../lib/loadgen.py).
 
     client.py soak   --replica 127.0.0.1:P1 --replica 127.0.0.1:P2 --keys 3000 --duration 180 --out DIR
     client.py verify --replica 127.0.0.1:P1 --replica 127.0.0.1:P2 --out DIR
@@ -31,8 +31,8 @@ import signal
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "rolling-restart"))
-from loadgen import Pool, read_response  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from loadgen import Pool, error_name, read_response  # noqa: E402
 
 MERCHANT = "m_123"
 # The development key of config/dev for MERCHANT; run.sh starts the replicas with its hash.
@@ -94,18 +94,8 @@ class Client:
                 await writer.drain()
                 status, headers, body = await read_response(reader)
                 keep = headers.get("connection", "").lower() != "close"
-        except TimeoutError:
-            error = "timeout"
-        except asyncio.IncompleteReadError:
-            error = "incomplete_response"
-        except ConnectionRefusedError:
-            error = "connect_refused"
-        except (ConnectionResetError, BrokenPipeError):
-            error = "connection_reset"
-        except OSError as e:
-            error = "os_error_%s" % (e.errno or type(e).__name__)
-        except ValueError:
-            error = "bad_response"
+        except (OSError, asyncio.IncompleteReadError, ValueError) as e:
+            error = error_name(e)
         finally:
             if conn is not None:
                 replica.pool.put(conn, keep and not error)

@@ -16,8 +16,9 @@ import re
 import sys
 from collections import Counter, defaultdict
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "rolling-restart"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from loadstats import percentile  # noqa: E402
+from reporting import read_json, write_report  # noqa: E402
 
 # What a replica logs when it answers a 5xx or leaves work for the next claim, and how the report names it.
 LOGGED_FAILURES = (
@@ -32,14 +33,6 @@ LOGGED_FAILURES = (
 )
 COUNTERS = ("idempotency_requests_total", "idempotency_keys_released_total", "authorizer_invocations_total")
 METRIC = re.compile(r'^(\w+)\{([^}]*)\}\s+([0-9.eE+-]+)')
-
-
-def read_json(path, default=None):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return default
 
 
 def read_jsonl(path):
@@ -413,7 +406,7 @@ class Soak:
         w("")
         w("## Set-up")
         w("")
-        w("- Two replicas of `target/payments-authorization.jar` (`-Xmx%s`), `authorizer.type: http` to one issuer "
+        w("- Two replicas of the packaged jar (`-Xmx%s`), `authorizer.type: http` to one issuer "
           "simulator shared by both (latency %s + uniform 0-%s), `idempotency.store: %s` (%s)."
           % (p.get("heap"), p.get("issuer_latency"), p.get("issuer_jitter"), p.get("store"),
              p.get("store_description")))
@@ -440,8 +433,7 @@ class Soak:
                                                self.open_attempts_at(start, target)))
         w("")
         w("Raw results (git-ignored): `load-tests/results/%s/`." % os.path.basename(os.path.normpath(self.run)))
-        with open(path, "w") as f:
-            f.write("\n".join(L) + "\n")
+        write_report(path, L)
 
 
 def main():

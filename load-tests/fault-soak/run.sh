@@ -22,8 +22,8 @@
 # store_<name>_describe and store_<name>_dump_records (see the redis ones), and nothing else.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
-# shellcheck source=../rolling-restart/lib.sh
-source "$HERE/../rolling-restart/lib.sh"
+# shellcheck source=../lib/lib.sh
+source "$HERE/../lib/lib.sh"
 
 STORE=redis
 DURATION=240
@@ -43,7 +43,7 @@ while [ $# -gt 0 ]; do
 done
 case "$STORE" in
   redis) ;;
-  postgres) echo "--store postgres: the PostgreSQL backend is not there yet (issue 11); add store_postgres_* here" >&2; exit 2 ;;
+  postgres) echo "--store postgres: the PostgreSQL backend is not there yet; add store_postgres_* here" >&2; exit 2 ;;
   in-memory) echo "--store in-memory: each replica would have its own store, so two replicas cannot share keys; the soak needs a shared store" >&2; exit 2 ;;
   *) echo "--store must be redis or postgres, not '$STORE'" >&2; exit 2 ;;
 esac
@@ -83,7 +83,7 @@ for tool in curl redis-server redis-cli; do
 done
 [ -x "$PY" ] || { echo "missing: python3 (Debian: apt-get install -y python3)" >&2; exit 2; }
 lt_ensure_jar
-JAR="$LT_ROOT/target/payments-authorization.jar"
+JAR="$(lt_jar)"
 
 RUN="$LT_DIR/results/fault-soak-$STORE-$(date +%Y%m%dT%H%M%S)"
 mkdir -p "$RUN/metrics"

@@ -3,7 +3,7 @@
 #
 #   load-tests/rolling-restart/run.sh
 #
-# 1. Measures the peak (see lt_measure_peak in lib.sh), unless PEAK_RPS is given.
+# 1. Measures the peak (see lt_measure_peak in ../lib/lib.sh), unless PEAK_RPS is given.
 # 2. For each shutdown.mode in MODES: HAProxy and INSTANCES fresh instances, warmed up off the record; then for each
 #    load level in LEVELS (% of the peak): a constant-rate load through HAProxy and a rolling restart with
 #    maxSurge 1 / maxUnavailable 0: for each running instance, start its replacement, wait until /health/ready
@@ -12,13 +12,13 @@
 # 3. Writes load-tests/reports/rolling-restart.md (+ .png) from the results.
 #
 # Settings (environment): MODES="graceful naive" LEVELS="25 75 100" INSTANCES=2 PEAK_RPS= WARMUP_S=5 TAIL_S=3
-# and the LT_* variables at the top of lib.sh (ports, HAProxy checks, pre-drain delay, simulated latency, the
+# and the LT_* variables at the top of ../lib/lib.sh (ports, HAProxy checks, pre-drain delay, simulated latency, the
 # time budget LT_BUDGET_S). Bounded: runs that would start after the budget are skipped and listed in the report;
 # every process started here is killed on exit or Ctrl+C.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
-# shellcheck source=lib.sh
-source "$HERE/lib.sh"
+# shellcheck source=../lib/lib.sh
+source "$HERE/../lib/lib.sh"
 
 MODES="${MODES:-graceful naive}"
 LEVELS="${LEVELS:-25 75 100}"

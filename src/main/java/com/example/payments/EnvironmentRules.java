@@ -20,7 +20,7 @@ import com.example.payments.lifecycle.ShutdownSettings;
  *     and attempt ids are keyed by a value anyone can read here.</li>
  *     <li>No API key at all (a missing or empty Secret), or a key published in this repository (the development key
  *     of {@code config/dev} and the README, the tests' keys).</li>
- *     <li>{@code shutdown.mode: naive}: for side-by-side load tests only (DESIGN §4).</li>
+ *     <li>{@code shutdown.mode: naive}: for side-by-side load tests only.</li>
  * </ul>
  */
 final class EnvironmentRules {

@@ -31,7 +31,7 @@ import io.helidon.webserver.observe.ObserveFeature;
 import io.helidon.webserver.observe.metrics.MetricsObserver;
 
 /**
- * The two {@link WebServer}s of the process, configured the way DESIGN §2 needs them: each from its own config node
+ * The two {@link WebServer}s of the process, configured the way the probes need them: each from its own config node
  * ({@code server}, {@code health-server}), no feature discovery (it would mount {@code /observe/*} on the business
  * port and shadow {@code /health}), no Helidon shutdown hook (Main owns SIGTERM), and a started server really
  * listening or startup fails.

@@ -28,7 +28,7 @@ import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.startsWith;
 
 /**
- * Issue 10 over the wire: callers are authenticated, and a merchant only ever sees and spends its own. Both listeners
+ * Over the wire: callers are authenticated, and a merchant only ever sees and spends its own. Both listeners
  * started through Main's wiring with the test configuration's two keys: {@code m_123} (the development key) and
  * {@code m_456}.
  */

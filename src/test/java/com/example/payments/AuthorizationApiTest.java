@@ -23,7 +23,7 @@ import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
 
 /**
- * The authorization API over the wire (DESIGN §6, §7): statuses, problem bodies with pointers, idempotent replay,
+ * The authorization API over the wire: statuses, problem bodies with pointers, idempotent replay,
  * and that card numbers and CVCs never come back or reach a log.
  */
 class AuthorizationApiTest {
@@ -40,7 +40,8 @@ class AuthorizationApiTest {
     @AfterAll
     static void stop() {
         service.close();
-        String text = logs.text();
+        // Without the listeners' addresses: an ephemeral port such as 41987 would hold the CVC's digits.
+        String text = logs.text().replaceAll("http://[0-9.]+:\\d+", "http://address");
         logs.close();
         for (String secret : new String[] {"4111111111111111", "5555555555554444", "4000000000000119",
                                            "4111111111111112", "987"}) {

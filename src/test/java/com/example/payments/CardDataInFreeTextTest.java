@@ -21,7 +21,7 @@ import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
 
 /**
- * Issue 9, kind 8: the free-text fields the API stores and returns ({@code reference}, {@code merchantId}) refuse
+ * The free-text fields the API stores and returns ({@code reference}, {@code merchantId}) refuse
  * anything that looks like a card number: 400 naming the field, the value never echoed, nothing stored or claimed.
  */
 class CardDataInFreeTextTest {

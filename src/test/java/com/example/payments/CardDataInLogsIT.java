@@ -33,7 +33,7 @@ import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
 
 /**
- * Issue 9, kind 1: no log line of the packaged service ever holds a card number or a CVC. An attack corpus (broken
+ * No log line of the packaged service ever holds a card number or a CVC. An attack corpus (broken
  * chunked framing, chunk extensions, chunk data not followed by CRLF, raw bodies under
  * {@code Transfer-Encoding: chunked}, malformed JSON and UTF-8, card data in headers, path and query, bad request
  * lines, and every early answer of the HTTP edge: 405, 501, 414, 431, 505, an unread body after

@@ -20,7 +20,7 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
 
 /**
- * Kind 3 of issue 9: a client that sends {@code Connection: close} gets the header back and the server closes the
+ * A client that sends {@code Connection: close} gets the header back and the server closes the
  * connection after the response (RFC 9112 section 9.6), on both listeners, for GET, HEAD and POST, for errors too,
  * in and out of shutdown. Without the header, the connection stays open.
  */

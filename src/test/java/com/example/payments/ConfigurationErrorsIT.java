@@ -22,7 +22,7 @@ import static org.hamcrest.Matchers.not;
 
 /**
  * The packaged service refuses a bad configuration: exit status 2 and one line naming the key and the range.
- * {@link #aMalformedValueExitsWith2AndOneLineNamingTheKey} walks a table of malformed values (issue 9, kind 10) from
+ * {@link #aMalformedValueExitsWith2AndOneLineNamingTheKey} walks a table of malformed values from
  * system properties, environment variables and the {@code APP_CONFIG_FILE}; {@code MalformedConfigurationTest} walks
  * every key in-process.
  */

@@ -27,7 +27,7 @@ import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
 
 /**
- * Kind 4 of issue 9: connections are bounded. Per-listener caps below the file descriptor limit keep a flood from
+ * Connections are bounded. Per-listener caps below the file descriptor limit keep a flood from
  * killing a listener (Helidon 4.5 stops accepting for good when {@code accept} runs out of descriptors); the health
  * listener answers while the business listener is flooded; idle connections are reaped and the listener accepts
  * again; a client trickling its request line, header section or body is disconnected; two slow bodies holding every

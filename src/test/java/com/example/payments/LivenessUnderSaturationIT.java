@@ -26,7 +26,7 @@ import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
 
 /**
- * Kind 5 of issue 9: a busy service is not killed as if it were dead. Liveness fails on the loopback prober only when
+ * A busy service is not killed as if it were dead. Liveness fails on the loopback prober only when
  * the business listener also makes no progress (no response written to anyone within
  * {@code health.liveness.progress-window}); saturation costs readiness, never liveness.
  */

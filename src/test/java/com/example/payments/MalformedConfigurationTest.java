@@ -29,7 +29,7 @@ import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
- * Issue 9, kind 10: every malformed configuration value fails startup with one line naming its key. The table is
+ * Every malformed configuration value fails startup with one line naming its key. The table is
  * made from the shipped {@code application.yaml} (every key it sets, so keys added later are covered without
  * touching this test) and the optional keys it only mentions: each gets an empty value, a list, an object and the
  * malformed values of its type (numbers, ISO-8601 durations, enums, URIs, hosts). {@code ConfigurationErrorsIT} runs

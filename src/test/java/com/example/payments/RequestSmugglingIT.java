@@ -25,7 +25,7 @@ import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.nullValue;
 
 /**
- * Request smuggling through chunked framing (issue 9, next to kind 2): Helidon 4.5.0 skips the two bytes after each
+ * Request smuggling through chunked framing: Helidon 4.5.0 skips the two bytes after each
  * chunk's data without looking at them. A proxy in front that accepts a bare LF there reads
  * {@code 5\r\nhello\n45\r\n...} as one 0x45-byte chunk, Helidon as a 5-byte chunk followed by whatever the proxy took
  * for body, here a complete {@code GET /ping}. Helidon also takes a signed chunk size ({@code +9f}). Each chunk must

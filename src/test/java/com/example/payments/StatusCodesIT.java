@@ -27,7 +27,7 @@ import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.startsWith;
 
 /**
- * Kind 6 of issue 9: every answer about the request itself, on both listeners of the packaged jar, over raw sockets.
+ * Every answer about the request itself, on both listeners of the packaged jar, over raw sockets.
  * Walks the status-code table of docs/hostile-clients.md: HEAD gets GET's status and headers without a body, a known
  * path with a method it does not serve 405 with {@code Allow}, an unknown method 501, too large a body, request line
  * or header section 413 / 414 / 431, an HTTP version not served 505; every error a problem, closing the connection

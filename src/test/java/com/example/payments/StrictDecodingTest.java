@@ -23,7 +23,7 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 
 /**
- * Issue 9, kind 7: request bodies are decoded strictly as UTF-8 JSON (RFC 8259 sections 8.1 and 8.2). A body that is
+ * Request bodies are decoded strictly as UTF-8 JSON (RFC 8259 sections 8.1 and 8.2). A body that is
  * not gets 400 naming the field, and claims nothing: the same key then serves a valid request as a new one. Over the
  * wire, both listeners started through Main's wiring.
  */

@@ -26,7 +26,7 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
 
 /**
- * Kind 2 of issue 9: an answer given before the request body was read to its end closes the connection, so the
+ * An answer given before the request body was read to its end closes the connection, so the
  * unread bytes (which a client may still send after an {@code Expect: 100-continue} that was never answered) are
  * never parsed as a second request. The body used throughout is 31 bytes that are themselves a complete
  * {@code GET /ping}: if it were ever served, a {@code pong} would come back.
@@ -59,7 +59,7 @@ class UnreadBodyIT {
                                                                     + LENGTH, true, 415),
                 Arguments.of("business", "POST /v1/authorizations", AUTH + "Content-Type: text/plain\r\n" + LENGTH,
                              false, 415),
-                // No or wrong credentials: 401 before the body is looked at (DESIGN §6).
+                // No or wrong credentials: 401 before the body is looked at.
                 Arguments.of("business", "POST /v1/authorizations", JSON + EXPECT + LENGTH, true, 401),
                 Arguments.of("business", "POST /v1/authorizations", "Authorization: Bearer not-a-key\r\n" + JSON
                                                                     + LENGTH, false, 401),
@@ -124,7 +124,7 @@ class UnreadBodyIT {
 
     @Test
     void aBodyReadToItsEndKeepsTheConnectionAndIsNeverARequest() throws Exception {
-        // 400 for the missing key comes after the body was read (DESIGN §6: 413 precedes 400): the 31 bytes were
+        // 400 for the missing key comes after the body was read (413 precedes 400): the 31 bytes were
         // the body, 100 Continue asked for them, and the connection stays usable.
         try (RawHttp connection = RawHttp.connect(service.businessPort(), null, "read-body")) {
             connection.send("POST /v1/authorizations HTTP/1.1\r\nHost: 127.0.0.1\r\n" + AUTH + JSON + EXPECT + LENGTH

@@ -9,7 +9,7 @@ import io.helidon.webserver.http.RoutingResponse;
 
 /**
  * Authenticates every request of the business listener, except on its public paths, before any handler runs: a
- * refusal is answered 401 here (DESIGN §6: after the listener's own 413, before 415 and everything else), an
+ * refusal is answered 401 here (after the listener's own 413, before 415 and everything else), an
  * identity is attached to the request as its {@link Caller}.
  *
  * <p>Deny by default: a route a fork adds is authenticated unless its path is listed as public. Public is

@@ -110,7 +110,7 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
             return;
         }
         // The body is read before the key is looked at: a chunked body over the limit only shows its size while it
-        // is read, and 413 comes before 400 (DESIGN §6). Reading throws the 413 for the direct handler to answer.
+        // is read, and 413 comes before 400. Reading throws the 413 for the direct handler to answer.
         RequestValidator.Result body = read(req, res);
         Optional<IdempotencyKey> key = operation.key(req, res);
         if (key.isEmpty()) {

@@ -14,7 +14,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 /**
  * Validates a parsed {@code POST /v1/authorizations} body and collects every field error with its JSON pointer.
  *
- * <p>Rules (DESIGN §6): {@code merchantId} present; {@code amount.value} an integer {@code > 0} in minor units;
+ * <p>Rules: {@code merchantId} present; {@code amount.value} an integer {@code > 0} in minor units;
  * {@code amount.currency} an ISO 4217 code; {@code card.number} a Luhn-valid string of 12 to 19 digits; expiry not in
  * the past; {@code card.cvc} 3 or 4 digits; the free-text fields {@code merchantId} and {@code reference} hold no card
  * number ({@link PanDetector}: 13 to 19 digits passing the Luhn check, also split by spaces or dashes). Error details

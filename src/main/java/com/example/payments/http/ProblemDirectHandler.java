@@ -17,7 +17,7 @@ import io.helidon.http.Status;
  * ({@code max-concurrent-requests}, 503 with {@code Retry-After}), an unparsable request (400) and an uncaught
  * exception (500, never with its message or stack trace).
  *
- * <p>Precedence (DESIGN §6): 415 before 413 on the business listener. Helidon rejects an over-size body before
+ * <p>Precedence: 415 before 413 on the business listener. Helidon rejects an over-size body before
  * routing, so this handler checks the content type of such a request itself and answers 415 when it is not JSON.
  *
  * <p>Where Helidon's status is not the one RFC 9110 / RFC 6585 asks for, it is corrected: a header section over the

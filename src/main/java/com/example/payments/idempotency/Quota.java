@@ -1,7 +1,7 @@
 package com.example.payments.idempotency;
 
 /**
- * Per-merchant bounds on idempotency records (DESIGN §7), checked by the store only when a claim would take a key
+ * Per-merchant bounds on idempotency records, checked by the store only when a claim would take a key
  * anew: replays, recoveries, in-flight and mismatch answers are never refused, and a decision is always recorded.
  * The counts are the store's: per replica in memory, global on a shared store (Redis, PostgreSQL), so that one
  * merchant cannot fill the store for everyone.

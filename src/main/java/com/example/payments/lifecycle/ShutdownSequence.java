@@ -16,7 +16,7 @@ import io.helidon.metrics.api.MeterRegistry;
 import io.helidon.webserver.WebServer;
 
 /**
- * The SIGTERM choreography (DESIGN §4), owned by {@code Main} alone (both servers run with
+ * The SIGTERM choreography, owned by {@code Main} alone (both servers run with
  * {@code shutdown-hook: false}):
  * <ol>
  *     <li>{@code draining = true}, the first statement: readiness answers 503, liveness stays 200, and requests whose

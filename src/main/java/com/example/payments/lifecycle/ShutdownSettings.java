@@ -27,7 +27,7 @@ public record ShutdownSettings(Mode mode, Duration preDrainDelay, Duration drain
 
     /** How the process reacts to SIGTERM / SIGINT. */
     public enum Mode {
-        /** The full choreography (DESIGN §4). */
+        /** The full choreography. */
         GRACEFUL,
         /** Stop both listeners at once, as Helidon's own shutdown hook would; for load-test comparisons only. */
         NAIVE

@@ -12,7 +12,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Every environment runs with bounded connections (issue 9, kind 4; docs/hostile-clients.md): both listeners capped,
+ * Every environment runs with bounded connections (docs/hostile-clients.md): both listeners capped,
  * the caps' heap within a tenth of the pod's heap, idle connections and slow requests timed out, and the liveness
  * progress window longer than the time an idle connection may hold a slot.
  */

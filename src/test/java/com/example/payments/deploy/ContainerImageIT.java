@@ -171,7 +171,7 @@ class ContainerImageIT {
                    anyOf(nullValue(), containsString(" 0 bytes")));
         assertThat(changes.keySet().stream().filter(path -> path.startsWith("app/")).map(this::shape).distinct()
                            .sorted().toList(),
-                   is(List.of("app/app.aot", "app/libs", "app/libs/*.jar", "app/payments-authorization.jar")));
+                   is(List.of("app/app.aot", "app/app.jar", "app/libs", "app/libs/*.jar")));
     }
 
     @Test

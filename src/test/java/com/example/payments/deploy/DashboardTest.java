@@ -39,7 +39,7 @@ class DashboardTest {
     private static final String RECORDING_PREFIX = "payments_authorization:";
     private static final int GRID_COLUMNS = 24;
 
-    /** One metric per subject the dashboard must show (issue 14): traffic, idempotency, authorizer, issuer, health. */
+    /** One metric per subject the dashboard must show: traffic, idempotency, authorizer, issuer, health. */
     private static final Set<String> SUBJECTS = Set.of(
             "http_server_request_duration_seconds_count", "http_server_request_duration_seconds_bucket",
             "http_in_flight_requests", "idempotency_requests_total", "idempotency_keys_released_total",

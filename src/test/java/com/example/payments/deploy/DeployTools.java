@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  *
  * <p>Each tool is looked up in this order: its environment variable (e.g. {@code KUBECTL=/path/to/kubectl}), then
  * {@code .tools/bin/} of the project (where {@code scripts/install-deploy-tools.sh} puts it), then {@code PATH}.
- * A missing tool skips the test outside CI and fails it when the {@code CI} environment variable is set (DESIGN §1).
+ * A missing tool skips the test outside CI and fails it when the {@code CI} environment variable is set.
  */
 final class DeployTools {
 

@@ -72,7 +72,7 @@ class DockerfileTest {
         assertTrue(args.startsWith("[") && args.endsWith("]"), "exec form, so java is PID 1 and gets SIGTERM");
         assertTrue(args.startsWith("[\"java\""), () -> "the entrypoint runs java itself, not a wrapper: " + args);
         assertFalse(args.matches(".*\"(/bin/)?(ba)?sh\".*") || args.contains("\"-c\""), "no shell wrapper");
-        assertTrue(args.contains("\"-jar\", \"payments-authorization.jar\""));
+        assertTrue(args.contains("\"-jar\", \"app.jar\""), "the jar under the name the build stage gives it");
         assertTrue(instructions("CMD").isEmpty(), "no CMD: nothing for a shell to interpret");
     }
 

@@ -79,6 +79,30 @@ final class EnvironmentConfig {
     }
 
     /**
+     * The configuration an environment's pods would run with, read straight from {@code config/<env>/config.yaml}
+     * over {@code application.yaml}, without rendering anything (no kubectl; Secret-backed keys are absent).
+     *
+     * @param environment e.g. {@code prod}
+     * @return its configuration
+     */
+    static EnvironmentConfig ofRepository(String environment) {
+        String content;
+        try {
+            content = Files.readString(DeployTools.projectRoot().resolve("config").resolve(environment)
+                                               .resolve("config.yaml"), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Config config = Config.builder()
+                .disableEnvironmentVariablesSource()
+                .disableSystemPropertiesSource()
+                .addSource(ConfigSources.create(content, MediaTypes.APPLICATION_YAML))
+                .addSource(ConfigSources.classpath("application.yaml"))
+                .build();
+        return new EnvironmentConfig(content, config);
+    }
+
+    /**
      * The merged configuration.
      *
      * @return config root

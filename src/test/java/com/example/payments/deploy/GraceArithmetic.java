@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The grace arithmetic of DESIGN §5 for one environment, both sides read from what the overlay renders: the
+ * The grace arithmetic for one environment, both sides read from what the overlay renders: the
  * Deployment's {@code terminationGracePeriodSeconds} and preStop sleep, and the {@code shutdown.*} values of the
  * config file its ConfigMap mounts.
  * <ol>
@@ -100,7 +100,7 @@ record GraceArithmetic(String environment, long terminationGracePeriodSeconds, l
     void check() {
         List<String> violations = violations();
         if (!violations.isEmpty()) {
-            throw new AssertionError("Grace arithmetic of " + environment + " (DESIGN §5) is broken: "
+            throw new AssertionError("Grace arithmetic of " + environment + " is broken: "
                                      + String.join("; ", violations)
                                      + ". Fix config/" + environment + "/config.yaml or the grace period beside it in "
                                      + "config/" + environment + "/kustomization.yaml");
@@ -108,7 +108,7 @@ record GraceArithmetic(String environment, long terminationGracePeriodSeconds, l
     }
 
     /**
-     * Both inequalities with their numbers, as the README's table shows them.
+     * Both inequalities with their numbers, as the grace table of docs/deploying.md shows them.
      *
      * @return e.g. {@code preStop 5 + pre-drain 5 + ... = 39 < 45; preStop 5 + hard-deadline 35 = 40 < 45}
      */
@@ -116,6 +116,19 @@ record GraceArithmetic(String environment, long terminationGracePeriodSeconds, l
         return gracefulSum() + " = " + seconds(gracefulTotal()) + " < " + terminationGracePeriodSeconds + "; "
                + hardDeadlineSum() + " = " + seconds(preStop().plus(hardDeadline)) + " < "
                + terminationGracePeriodSeconds;
+    }
+
+    /**
+     * This environment's row of the grace table in docs/deploying.md.
+     *
+     * @return e.g. {@code | prod | 5 | 5 | 15 | 3 | 6 | 5 | 39 | 35 | 40 | **45** |}
+     */
+    String tableRow() {
+        return "| " + String.join(" | ", environment, String.valueOf(preStopSeconds), seconds(preDrainDelay),
+                                  seconds(drainTimeout), seconds(cleanupTimeout), seconds(metricsLinger),
+                                  seconds(MARGIN), seconds(gracefulTotal()), seconds(hardDeadline),
+                                  seconds(preStop().plus(hardDeadline)), "**" + terminationGracePeriodSeconds + "**")
+               + " |";
     }
 
     private Duration gracefulTotal() {

@@ -29,7 +29,7 @@ class GraceArithmeticTest {
     void aDrainTimeoutThatOutgrowsTheGracePeriodFailsWithItsArithmetic() {
         AssertionError failure = assertThrows(AssertionError.class, prod(45, 40, 35)::check);
 
-        assertThat(failure.getMessage(), containsString("Grace arithmetic of prod (DESIGN §5) is broken: "
+        assertThat(failure.getMessage(), containsString("Grace arithmetic of prod is broken: "
                 + "terminationGracePeriodSeconds 45 must exceed preStop 5 + pre-drain 5 + drain 40 + cleanup 3 + "
                 + "linger 6 + margin 5 = 64"));
     }

@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class MonitoringManifestsTest {
 
-    /** Series the rules may select: exactly what the service exports on /metrics (DESIGN §8). */
+    /** Series the rules may select: exactly what the service exports on /metrics. */
     static final Set<String> EXPORTED_SERIES = Set.of("shutdown_duration_seconds_bucket", "probe_success",
                                                       "readiness_consecutive_failures", "circuit_breaker_threshold");
 

@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Renders every overlay with real kustomize and checks what {@code kubectl apply -k} would run against the
- * configuration its pods would read (DESIGN §5, §9). Probes: {@link ProbeSettingsTest}; pod hardening and traffic:
+ * configuration its pods would read. Probes: {@link ProbeSettingsTest}; pod hardening and traffic:
  * {@link PodHardeningTest}; monitoring: {@link MonitoringManifestsTest}.
  */
 class OverlayManifestsTest {
@@ -125,7 +125,7 @@ class OverlayManifestsTest {
         EnvironmentConfig config = EnvironmentConfig.of(RenderedOverlay.of(environment));
 
         assertEquals("graceful", config.string("shutdown.mode"),
-                     () -> environment + ": shutdown.mode naive is for load-test comparisons only (DESIGN §4)");
+                     () -> environment + ": shutdown.mode naive is for load-test comparisons only");
     }
 
     @ParameterizedTest

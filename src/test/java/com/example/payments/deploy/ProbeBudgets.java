@@ -3,7 +3,7 @@ package com.example.payments.deploy;
 import java.time.Duration;
 
 /**
- * The documented bounds that the probe settings of every environment must meet (README "Deploying").
+ * The documented bounds that the probe settings of every environment must meet (docs/deploying.md).
  */
 final class ProbeBudgets {
 
@@ -15,7 +15,7 @@ final class ProbeBudgets {
 
     /**
      * Longest time a failing pod may keep receiving new requests: 6 s (periodSeconds x failureThreshold +
-     * timeoutSeconds). Seed 000 Part 7 found 15 s too slow for a service doing thousands of authorizations a second.
+     * timeoutSeconds). 15 s is too slow for a service doing thousands of authorizations a second.
      */
     static final Duration READINESS_DETECTION_BOUND = Duration.ofSeconds(6);
 

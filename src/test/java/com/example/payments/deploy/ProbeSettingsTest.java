@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The three probe blocks of every rendered overlay against the documented budgets of {@link ProbeBudgets} and the
- * configuration the pods run with. Seed 000 Part 7: one shared block is how readiness ended up too slow and startup
+ * configuration the pods run with. One shared block is how readiness ended up too slow and startup
  * too impatient without anyone noticing.
  */
 class ProbeSettingsTest {

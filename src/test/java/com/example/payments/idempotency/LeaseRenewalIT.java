@@ -20,7 +20,7 @@ import static org.hamcrest.Matchers.is;
 /**
  * The in-flight lease across replicas: renewed while its request runs, and expiring once its owner died (so the
  * client's retry is not locked out for good). The configuration is valid: the lease outlasts the authorizer timeout
- * plus the Redis calls of a request (DESIGN §7 lease floor).
+ * plus the Redis calls of a request (lease floor).
  */
 class LeaseRenewalIT {
 

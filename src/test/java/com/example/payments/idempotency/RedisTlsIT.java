@@ -20,7 +20,7 @@ import static org.hamcrest.Matchers.is;
 /**
  * Production's connection: {@code rediss://} (TLS, server certificate verified) with an ACL user whose password comes
  * from the environment ({@code IDEMPOTENCY_REDIS_URI}, as a Kubernetes Secret provides it), restricted to exactly the
- * commands and keys the README lists.
+ * commands and keys docs/idempotency.md lists.
  */
 class RedisTlsIT {
 

@@ -8,7 +8,7 @@ import static org.hamcrest.Matchers.instanceOf;
 import static org.hamcrest.Matchers.is;
 
 /**
- * The test-card rules as a truth table (DESIGN §6), with the limit at 1000 minor units.
+ * The test-card rules as a truth table, with the limit at 1000 minor units.
  */
 class IssuerRulesTest {
 

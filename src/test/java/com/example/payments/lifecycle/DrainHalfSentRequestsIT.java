@@ -24,7 +24,7 @@ import static org.hamcrest.Matchers.lessThan;
 import static org.hamcrest.Matchers.not;
 
 /**
- * Kind 9 of issue 9: the drain waits on the requests in flight, not on connections whose client has not finished
+ * The drain waits on the requests in flight, not on connections whose client has not finished
  * sending a request. A real SIGTERM to the packaged jar while one connection holds an incomplete header section, one
  * an incomplete request line and one is idle: the drain ends with the request in flight, far below its timeout, and
  * the log says what it waited for without blaming a cut-off request.

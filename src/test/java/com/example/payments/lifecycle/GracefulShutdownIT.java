@@ -37,7 +37,7 @@ import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.empty;
 
 /**
- * SIGTERM to the running jar with five authorizations in flight: the whole DESIGN §4 choreography as a client, a
+ * SIGTERM to the running jar with five authorizations in flight: the whole shutdown choreography as a client, a
  * kubelet and a load balancer see it.
  */
 class GracefulShutdownIT {

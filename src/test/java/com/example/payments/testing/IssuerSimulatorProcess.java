@@ -85,10 +85,7 @@ public final class IssuerSimulatorProcess implements AutoCloseable {
     }
 
     private static List<String> command(Map<String, String> properties) {
-        Path jar = Path.of("target", "payments-authorization.jar");
-        if (!Files.isRegularFile(jar)) {
-            throw new IllegalStateException("Build the jar first (mvn package): " + jar.toAbsolutePath());
-        }
+        Path jar = BuiltJar.path();
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
                                                        "-Dissuer.port=" + properties.getOrDefault("issuer.port", "0")));
         properties.forEach((key, value) -> {

@@ -19,7 +19,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The built service ({@code target/payments-authorization.jar}) running as a child JVM, for tests that need a real
+ * The built service ({@link BuiltJar}) running as a child JVM, for tests that need a real
  * process: real signals, real exit codes, real logs. It accepts the test configuration's API keys
  * ({@link TestCredentials}) unless the test configures keys ({@code auth.api-keys}) or a config file itself. Ports are chosen by the OS (port 0) and read from the startup
  * log line. Captures stdout and stderr line by line with the time each line arrived.
@@ -78,7 +78,7 @@ public final class ServiceProcess implements AutoCloseable {
     /**
      * Starts the service with {@code target/test-classes} on the class path as well, so that test-only providers
      * (e.g. a {@code ShutdownResource} registered in {@code src/test/resources/META-INF/services}) are found.
-     * Launched as {@code java -cp target/payments-authorization.jar:target/libs/*:target/test-classes Main} instead
+     * Launched as {@code java -cp target/<jar>:target/libs/*:target/test-classes Main} instead
      * of {@code java -jar}; everything else is the same.
      *
      * @param properties system properties; ports default to 0
@@ -91,10 +91,7 @@ public final class ServiceProcess implements AutoCloseable {
 
     private static ServiceProcess start(Map<String, String> properties, Map<String, String> env, boolean testClasses,
                                         int fileLimit) throws IOException {
-        Path jar = Path.of("target", "payments-authorization.jar");
-        if (!Files.isRegularFile(jar)) {
-            throw new IllegalStateException("Build the jar first (mvn package): " + jar.toAbsolutePath());
-        }
+        Path jar = BuiltJar.path();
         List<String> command = new ArrayList<>();
         command.add(javaBinary());
         command.add("-Dserver.port=" + properties.getOrDefault("server.port", "0"));
@@ -194,7 +191,7 @@ public final class ServiceProcess implements AutoCloseable {
         ServiceProcess service;
         List<String> command = new ArrayList<>(List.of(javaBinary()));
         withTestKeys(properties, env).forEach((key, value) -> command.add("-D" + key + "=" + value));
-        command.addAll(List.of("-jar", Path.of("target", "payments-authorization.jar").toString()));
+        command.addAll(List.of("-jar", BuiltJar.path().toString()));
         ProcessBuilder builder = new ProcessBuilder(withFileLimit(command, fileLimit)).redirectErrorStream(true);
         builder.environment().remove("APP_CONFIG_FILE");
         builder.environment().putAll(env);

@@ -13,21 +13,23 @@
 # Knobs: ROUNDS (3), DURATION (15s), WARMUP (5s), CONNECTIONS (32), THREADS (1).
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
+# shellcheck source=../lib/lib.sh
+source load-tests/lib/lib.sh
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-15s}
 WARMUP=${WARMUP:-5s}
 CONNECTIONS=${CONNECTIONS:-32}
 THREADS=${THREADS:-1}
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
-JAR=target/payments-authorization.jar
 WORK=$(mktemp -d)
 PIDS=()
 
 for tool in "$JAVA" wrk redis-server curl; do
   command -v "$tool" >/dev/null || { echo "missing: $tool (apt-get install -y wrk redis-server curl; JAVA_HOME=JDK 21+)" >&2; exit 2; }
 done
-[ -f "$JAR" ] || mvn -q -B package -DskipTests
+lt_ensure_jar
+JAR="$(lt_jar)"
 
 cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -90,9 +92,9 @@ measure() {
     [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$health/health/ready")" = 200 ] && break
     sleep 0.1
   done
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s load-tests/post-new-keys.lua \
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s load-tests/redis-vs-in-memory/post-new-keys.lua \
       "http://127.0.0.1:$business" -- "warmup-$label-$RANDOM" >/dev/null
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" -s load-tests/post-new-keys.lua \
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" -s load-tests/redis-vs-in-memory/post-new-keys.lua \
       "http://127.0.0.1:$business" -- "$label-$RANDOM" | grep '^RESULT'
   kill -TERM "$pid"
   wait "$pid" || true
@@ -146,7 +148,7 @@ REPORT=load-tests/reports/redis-vs-in-memory-$(date -u +%Y%m%dT%H%M%SZ).md
 {
   echo "# POST throughput: redis backend relative to in-memory"
   echo
-  echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) by \`load-tests/redis-vs-in-memory.sh\` on one machine: $(nproc) cores,"
+  echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) by \`load-tests/redis-vs-in-memory/run.sh\` on one machine: $(nproc) cores,"
   echo "$("$JAVA" -version 2>&1 | head -1), $(redis-server --version | cut -d' ' -f1-3)."
   echo "Service, Redis and wrk share those cores. wrk: $THREADS thread(s), $CONNECTIONS connections, $WARMUP warm-up,"
   echo "then $DURATION measured, $ROUNDS rounds; every request a new Idempotency-Key (a full authorization: claim,"

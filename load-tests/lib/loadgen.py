@@ -65,6 +65,22 @@ class Pool:
         self.slots.release()
 
 
+
+def error_name(e):
+    """The `error` column for an exception raised while sending a request or reading its answer (TimeoutError and
+    the connection errors are OSErrors too: the specific ones first)."""
+    if isinstance(e, TimeoutError):
+        return "timeout"
+    if isinstance(e, asyncio.IncompleteReadError):
+        return "incomplete_response"
+    if isinstance(e, ConnectionRefusedError):
+        return "connect_refused"
+    if isinstance(e, (ConnectionResetError, BrokenPipeError)):
+        return "connection_reset"
+    if isinstance(e, OSError):
+        return "os_error_%s" % (e.errno or type(e).__name__)
+    return "bad_response"
+
 async def read_response(reader):
     """Returns (status, headers{lower-name: value}, body bytes). Raises on a short or malformed response."""
     status_line = await reader.readline()
@@ -136,18 +152,8 @@ class Run:
                 backend = headers.get("x-backend", "")
                 replayed = headers.get("idempotent-replayed", "")
                 keep = headers.get("connection", "").lower() != "close"
-        except TimeoutError:
-            error = "timeout"
-        except asyncio.IncompleteReadError:
-            error = "incomplete_response"
-        except ConnectionRefusedError:
-            error = "connect_refused"
-        except (ConnectionResetError, BrokenPipeError):
-            error = "connection_reset"
-        except OSError as e:
-            error = "os_error_%s" % (e.errno or type(e).__name__)
-        except ValueError:
-            error = "bad_response"
+        except (OSError, asyncio.IncompleteReadError, ValueError) as e:
+            error = error_name(e)
         finally:
             if conn is not None:
                 self.pool.put(conn, keep and not error)

@@ -31,9 +31,10 @@ import static org.hamcrest.Matchers.lessThan;
 import static org.hamcrest.Matchers.not;
 
 /**
- * Regression tests for the two shutdown bugs of seed 000, Part 6, against the running jar and a real SIGTERM.
+ * Regression tests for two classic shutdown bugs (a drain deadline created at startup; work in flight at the signal
+ * cut off), against the running jar and a real SIGTERM.
  */
-class SeedShutdownBugsIT {
+class ShutdownRegressionsIT {
 
     /**
      * Bug 1: the drain deadline was created at startup, so by the time the signal came it had long expired and the
@@ -42,7 +43,7 @@ class SeedShutdownBugsIT {
      */
     @Test
     void drainWaitsForInFlightRequestsEvenAfterTheServiceOutlivedEveryShutdownTimeout() throws Exception {
-        Timeline timeline = Timeline.create("seed-bug-1-deadline-created-at-startup");
+        Timeline timeline = Timeline.create("regression-1-deadline-created-at-startup");
         Map<String, String> config = config("shutdown.pre-drain-delay", "PT0.5S", "shutdown.drain-timeout", "PT3S",
                                             "shutdown.cleanup-timeout", "PT1S", "shutdown.hard-deadline", "PT6S",
                                             "authorizer.timeout", "PT2.5S", "authorizer.simulated-latency", "PT2S");
@@ -86,7 +87,7 @@ class SeedShutdownBugsIT {
      */
     @Test
     void aRetryDuringThePreDrainReplaysTheRequestThatWasInTheAuthorizerAtTheSignal() throws Exception {
-        Timeline timeline = Timeline.create("seed-bug-2-work-in-flight-at-the-signal");
+        Timeline timeline = Timeline.create("regression-2-work-in-flight-at-the-signal");
         Map<String, String> config = config("shutdown.pre-drain-delay", "PT3S", "shutdown.drain-timeout", "PT3S",
                                             "shutdown.cleanup-timeout", "PT1S", "shutdown.hard-deadline", "PT10S",
                                             "authorizer.timeout", "PT2.5S", "authorizer.simulated-latency", "PT2S");

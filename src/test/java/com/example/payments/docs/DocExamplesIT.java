@@ -1,4 +1,4 @@
-package com.example.payments;
+package com.example.payments.docs;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,13 +11,15 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import com.example.payments.http.Json;
 import com.example.payments.testing.ServiceProcess;
 import com.example.payments.testing.Tools;
 import com.fasterxml.jackson.databind.JsonNode;
 
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsInAnyOrder;
@@ -25,29 +27,35 @@ import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.is;
 
 /**
- * Runs every {@code console} example of README.md with curl against the built jar started as the README starts it
- * ({@code APP_CONFIG_FILE=config/dev/config.yaml}, the development API key), in order, and fails when a shown
- * status, header or body field differs from what the service really answers. Ids and timestamps differ from run to
- * run: a shown id is mapped to the real one the first time it appears, a shown {@code createdAt} must be an instant.
+ * Runs every runnable example of README.md and of each file under docs/ ({@code ```console} blocks, see {@link Docs}
+ * for the convention) with curl against the built jar started as the docs start it
+ * ({@code APP_CONFIG_FILE=config/dev/config.yaml}, the development API key): one fresh service per file, the
+ * examples in order, failing when a shown status, header or body field differs from what the service really
+ * answers. Ids and timestamps differ from run to run: a shown id is mapped to the real one the first time it
+ * appears, a shown {@code createdAt} must be an instant.
  */
-class ReadmeExamplesIT {
+class DocExamplesIT {
 
     private static final String PROMPT = "$ ";
 
     record Example(String command, List<String> output) {
     }
 
-    @Test
-    void everyCurlExampleInTheReadmeAnswersAsShown() throws Exception {
+    static Stream<Path> filesWithExamples() {
+        return Docs.files().stream().filter(file -> !examples(file).isEmpty());
+    }
+
+    @ParameterizedTest
+    @MethodSource("filesWithExamples")
+    void everyCurlExampleAnswersAsShown(Path file) throws Exception {
         Tools.require("curl", "apt-get install -y curl");
-        List<Example> examples = examples(Files.readAllLines(Path.of("README.md"), StandardCharsets.UTF_8));
-        assertThat("console examples in README.md", examples.size(), greaterThan(10));
+        List<Example> examples = examples(file);
         Map<String, String> ids = new HashMap<>();
-        // As the README starts it: on the development config, which holds the development API key.
+        // As the docs start it: on the development config, which holds the development API key.
         try (ServiceProcess service = ServiceProcess.start(Map.of(), Map.of("APP_CONFIG_FILE",
                                                                             "config/dev/config.yaml"))) {
-            // "With the service running": started, warm-up included (readiness says "starting" until then).
-            service.awaitReady(Duration.ofSeconds(60));
+            // A reader runs the examples once the service has started: ready, not booting (nor warming up).
+            service.awaitReady(java.time.Duration.ofSeconds(60));
             for (Example example : examples) {
                 String command = example.command()
                         .replace("localhost:8080", "127.0.0.1:" + service.businessPort())
@@ -56,34 +64,44 @@ class ReadmeExamplesIT {
                     command = command.replace(id.getKey(), id.getValue());
                 }
                 List<String> actual = run(command);
-                compare(example, actual, ids);
+                compare(file, example, actual, ids);
             }
         }
     }
 
-    static List<Example> examples(List<String> readme) {
+    @org.junit.jupiter.api.Test
+    void theReadmeAndTheApiDocumentHaveExamples() {
+        assertThat("examples in README.md", examples(Path.of("README.md")).size(), greaterThan(3));
+        assertThat("examples in docs/api.md", examples(Path.of("docs", "api.md")).size(), greaterThan(10));
+    }
+
+    static List<Example> examples(Path file) {
         List<Example> examples = new ArrayList<>();
-        Iterator<String> lines = readme.iterator();
-        while (lines.hasNext()) {
-            if (!lines.next().equals("```console")) {
-                continue;
+        for (Docs.Block block : Docs.blocks(file)) {
+            if (block.runnable()) {
+                examples.addAll(examples(block.lines()));
             }
-            String command = null;
-            List<String> output = new ArrayList<>();
-            for (String line = lines.next(); !line.equals("```"); line = lines.next()) {
-                if (line.startsWith(PROMPT)) {
-                    if (command != null) {
-                        examples.add(new Example(command, output));
-                        output = new ArrayList<>();
-                    }
-                    command = line.substring(PROMPT.length());
-                } else {
-                    output.add(line);
+        }
+        return examples;
+    }
+
+    static List<Example> examples(List<String> block) {
+        List<Example> examples = new ArrayList<>();
+        String command = null;
+        List<String> output = new ArrayList<>();
+        for (String line : block) {
+            if (line.startsWith(PROMPT)) {
+                if (command != null && command.startsWith("curl")) {
+                    examples.add(new Example(command, output));
                 }
+                output = new ArrayList<>();
+                command = line.substring(PROMPT.length());
+            } else {
+                output.add(line);
             }
-            if (command != null && command.startsWith("curl")) {
-                examples.add(new Example(command, output));
-            }
+        }
+        if (command != null && command.startsWith("curl")) {
+            examples.add(new Example(command, output));
         }
         return examples;
     }
@@ -96,8 +114,8 @@ class ReadmeExamplesIT {
                 .dropWhile(String::isEmpty).toList().reversed().stream().dropWhile(String::isEmpty).toList().reversed();
     }
 
-    private static void compare(Example example, List<String> actual, Map<String, String> ids) throws Exception {
-        String context = "README example: " + example.command() + "\nactual output:\n" + String.join("\n", actual);
+    private static void compare(Path file, Example example, List<String> actual, Map<String, String> ids) throws Exception {
+        String context = file + " example: " + example.command() + "\nactual output:\n" + String.join("\n", actual);
         List<String> shown = example.output();
         if (!shown.isEmpty() && shown.getFirst().startsWith("HTTP/1.1 ")) {
             compareHttp(shown, actual, ids, context);

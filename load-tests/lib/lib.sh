@@ -1,7 +1,8 @@
 # shellcheck shell=bash
-# Shared by load-tests/rolling-restart/run.sh and load-tests/drain/run.sh: tools, the jar, HAProxy in front of
+# Shared by the load-test scenarios (load-tests/<scenario>/run.sh): tools, the jar, HAProxy in front of
 # service instances on 127.0.0.1, the load generator, an event log, and the cleanup of everything started here.
-# load-tests/fault-soak/run.sh uses only the generic ones (lt_log, lt_now_ms, lt_ensure_java, lt_ensure_jar).
+# fault-soak and redis-vs-in-memory use only the generic ones (lt_log, lt_now_ms, lt_ensure_java, lt_ensure_jar,
+# lt_jar).
 #
 # Instances live in "slots": slot N serves business traffic on $((LT_BASE_PORT + 100 + N)) and health on
 # $((LT_BASE_PORT + 200 + N)). HAProxy knows every slot up front (server sN) and checks each one's
@@ -110,10 +111,20 @@ lt_ensure_java() {
   export JAVA_HOME
 }
 
+# The packaged jar, by the name the pom gives it (target/jar.properties, written by the build).
+lt_jar() {
+  local name
+  name="$(sed -n 's/^jar=//p' "$LT_ROOT/target/jar.properties" 2>/dev/null || true)"
+  [ -n "$name" ] || { lt_log "no target/jar.properties: build first (./mvnw -B -DskipTests package)"; return 1; }
+  printf '%s\n' "$LT_ROOT/target/$name"
+}
+
 lt_ensure_jar() {
-  if [ ! -f "$LT_ROOT/target/payments-authorization.jar" ] || [ ! -d "$LT_ROOT/target/libs" ]; then
-    lt_log "building target/payments-authorization.jar"
-    (cd "$LT_ROOT" && mvn -B -q -DskipTests package)
+  local jar
+  jar="$(lt_jar 2>/dev/null || true)"
+  if [ -z "$jar" ] || [ ! -f "$jar" ] || [ ! -d "$LT_ROOT/target/libs" ]; then
+    lt_log "building the jar"
+    (cd "$LT_ROOT" && ./mvnw -B -q -DskipTests package)
   fi
 }
 
@@ -258,7 +269,7 @@ lt_start_instance() {
     -Didempotency.max-keys=2000000 -Didempotency.retention=PT10M \
     -Dauth.api-keys='sha256:9702b04ac8da313c8ec0784e54e26e65016c0a9c0942463b0c6fb9f354071ab8 m_123' -Didempotency.merchant-quota.max-records=2000000 \
     -Didempotency.merchant-quota.max-in-flight=100000 \
-    "$@" -jar "$LT_ROOT/target/payments-authorization.jar" >"$log" 2>&1 &
+    "$@" -jar "$(lt_jar)" >"$log" 2>&1 &
   local pid=$!
   LT_PIDS+=("$pid")
   LT_SLOT_PID[$slot]=$pid
@@ -325,7 +336,7 @@ lt_wait_exit() {
 
 # lt_loadgen_start RATE MAX_SECONDS OUT.csv: the open-model client through HAProxy, in the background.
 lt_loadgen_start() {
-  "$PY" "$LT_DIR/rolling-restart/loadgen.py" --port "$LT_HAPROXY_PORT" --rate "$1" --duration "$2" \
+  "$PY" "$LT_DIR/lib/loadgen.py" --port "$LT_HAPROXY_PORT" --rate "$1" --duration "$2" \
     --out "$3" >"${3%.csv}.summary.json" 2>"${3%.csv}.stderr" &
   LT_LOADGEN_PID=$!
   LT_PIDS+=("$LT_LOADGEN_PID")
@@ -374,7 +385,7 @@ lt_start_cluster() {
   for slot in $(seq 1 "$n"); do lt_wait_haproxy "$slot" UP 10; done
   # Fresh JVMs interpret and compile their first few thousand requests; warm them up off the record, so that a
   # run measures the restart, not the JIT (replacements started during a run stay cold, as in a real deploy).
-  "$PY" "$LT_DIR/rolling-restart/loadgen.py" --port "$LT_HAPROXY_PORT" --rate "${LT_WARMUP_RPS:-100}" \
+  "$PY" "$LT_DIR/lib/loadgen.py" --port "$LT_HAPROXY_PORT" --rate "${LT_WARMUP_RPS:-100}" \
     --duration "${LT_WARMUP_S:-8}" --key-prefix "warmup-$(lt_now_ms)" --out "$LT_RUN_DIR/warmup.csv" >/dev/null
   lt_event warmed-up
 }
@@ -403,11 +414,11 @@ lt_measure_peak() {
   for rate in $LT_PEAK_RATES; do
     # A failing step is tried once more: on a shared machine one step can catch another process's burst.
     for attempt in 1 2; do
-      "$PY" "$LT_DIR/rolling-restart/loadgen.py" --port "$LT_HAPROXY_PORT" --rate "$rate" \
+      "$PY" "$LT_DIR/lib/loadgen.py" --port "$LT_HAPROXY_PORT" --rate "$rate" \
         --duration "$LT_PEAK_STEP_S" --out "$LT_RUN_DIR/step-$rate-$attempt.csv" >/dev/null
       verdict="$("$PY" - "$LT_RUN_DIR/step-$rate-$attempt.csv" "$rate" "$LT_PEAK_P99_MS" "$LT_PEAK_LAG_MS" "$attempt" <<'PYEOF'
 import json, os, sys
-sys.path.insert(0, os.environ["LT_DIR"] + "/rolling-restart")
+sys.path.insert(0, os.environ["LT_DIR"] + "/lib")
 import loadstats
 path, rate, p99_max, lag_max, attempt = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
 s = loadstats.summarize(loadstats.load(path))

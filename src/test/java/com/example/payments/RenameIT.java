@@ -1,0 +1,236 @@
+package com.example.payments;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import com.example.payments.testing.BuiltJar;
+import com.example.payments.testing.Tools;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.is;
+
+/**
+ * {@code scripts/rename.sh} renames the template in one step: run on a copy of the tree, the renamed project builds
+ * (offline, with the dependencies this build already downloaded), its jar carries the new name, no old spelling is
+ * left anywhere, and the renamed service starts, answers {@code /ping}, becomes ready, answers problems under the new
+ * base URI, and stops with exit 0 on SIGTERM.
+ */
+class RenameIT {
+
+    private static final Set<String> NOT_COPIED = Set.of(".git", "target", ".tools", "node_modules", "__pycache__");
+    /** Names no fork is likely to have, so that the test also runs on a renamed tree. */
+    private static final String GROUP = "org.renamed.group";
+    private static final String ARTIFACT = "renamed-service";
+    private static final String PACKAGE = "org.renamed.pkg";
+    private static final String PROBLEMS = "https://problems.renamed.test/problems";
+    private static final Pattern STARTED = Pattern.compile(
+            "serving business traffic on port (\\d+), health probes and metrics on port (\\d+)");
+
+    @Test
+    void theRenamedTreeBuildsAndItsJarServes(@TempDir Path dir) throws Exception {
+        Tools.require("perl", "apt-get install -y perl");
+        copyTree(Path.of("").toAbsolutePath(), dir);
+
+        Result rename = run(dir, Duration.ofMinutes(1), "bash", "scripts/rename.sh", GROUP, ARTIFACT, PACKAGE, PROBLEMS);
+        assertThat(rename.output(), rename.exit(), is(0));
+        assertThat("old names left after the rename", oldNamesIn(dir, oldNames()), empty());
+        assertThat(Files.isRegularFile(dir.resolve("src/main/java/org/renamed/pkg/Main.java")), is(true));
+        assertThat(Files.readString(dir.resolve("pom.xml")), containsString("<groupId>" + GROUP + "</groupId>"));
+
+        Result build = run(dir, Duration.ofMinutes(8), maven(dir), "-B", "-o", "-q", "package", "-DskipTests");
+        assertThat(build.output(), build.exit(), is(0));
+        Path jar = BuiltJar.path(dir);
+        assertThat(jar.getFileName().toString(), is(ARTIFACT + ".jar"));
+
+        smokeTest(dir, jar);
+    }
+
+    @Test
+    void badNamesAreRefusedWithExit2BeforeAnythingChanges(@TempDir Path dir) throws Exception {
+        Files.createDirectories(dir.resolve("scripts"));
+        Files.copy(Path.of("scripts", "rename.sh"), dir.resolve("scripts/rename.sh"));
+        List<List<String>> bad = List.of(
+                List.of("Com.Acme", "card-auth", "com.acme.cardauth", "https://errors.acme.com/problems"),
+                List.of("com.acme", "Card_Auth", "com.acme.cardauth", "https://errors.acme.com/problems"),
+                List.of("com.acme", "card-auth", "com.acme.card-auth", "https://errors.acme.com/problems"),
+                List.of("com.acme", "card-auth", "com.acme.cardauth", "errors.acme.com/problems"),
+                List.of("com.acme", "card-auth", "com.acme.cardauth"));
+        for (List<String> arguments : bad) {
+            List<String> command = new ArrayList<>(List.of("bash", "scripts/rename.sh"));
+            command.addAll(arguments);
+            Result result = run(dir, Duration.ofSeconds(30), command.toArray(String[]::new));
+            assertThat(arguments + ": " + result.output(), result.exit(), is(2));
+        }
+    }
+
+    private static void smokeTest(Path dir, Path jar) throws Exception {
+        Process service = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
+                                             "-Dserver.port=0", "-Dhealth-server.port=0", "-jar", jar.toString())
+                .directory(dir.toFile()).redirectErrorStream(true).start();
+        StringBuilder log = new StringBuilder();
+        CompletableFuture<int[]> ports = new CompletableFuture<>();
+        Thread reader = Thread.ofPlatform().daemon().start(() -> {
+            try (BufferedReader lines = new BufferedReader(new InputStreamReader(service.getInputStream(),
+                                                                                 StandardCharsets.UTF_8))) {
+                for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                    synchronized (log) {
+                        log.append(line).append('\n');
+                    }
+                    Matcher started = STARTED.matcher(line);
+                    if (started.find()) {
+                        ports.complete(new int[] {Integer.parseInt(started.group(1)),
+                                                  Integer.parseInt(started.group(2))});
+                    }
+                }
+            } catch (IOException e) {
+                ports.completeExceptionally(e);
+            }
+        });
+        try {
+            int[] port = ports.get(60, TimeUnit.SECONDS);
+            HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+            assertThat(get(client, "http://127.0.0.1:" + port[0] + "/ping").body(), is("pong"));
+            awaitReady(client, "http://127.0.0.1:" + port[1] + "/health/ready");
+            HttpResponse<String> unauthenticated = client.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port[0] + "/v1/authorizations"))
+                            .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{}"))
+                            .timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(unauthenticated.statusCode(), is(401));
+            assertThat(unauthenticated.body(), containsString("\"type\":\"" + PROBLEMS + "/"));
+        } finally {
+            service.destroy();      // SIGTERM
+        }
+        assertThat("exited within 30 s of SIGTERM", service.waitFor(30, TimeUnit.SECONDS), is(true));
+        reader.join(5_000);
+        synchronized (log) {
+            assertThat("exit status after SIGTERM; log:\n" + log, service.exitValue(), is(0));
+        }
+    }
+
+    private static void awaitReady(HttpClient client, String url) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        int status = 0;
+        while (System.nanoTime() < deadline) {
+            status = get(client, url).statusCode();
+            if (status == 200) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("not ready within 30 s: " + url + " answered " + status);
+    }
+
+    private static HttpResponse<String> get(HttpClient client, String url) throws Exception {
+        return client.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
+                           HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Maven on the PATH, else the copy's own wrapper. */
+    private static String maven(Path dir) {
+        return Tools.find("mvn").map(Path::toString).orElse(dir.resolve("mvnw").toString());
+    }
+
+    /** The current names, each spelling, read from this build: the artifact, this package, the problem base URI. */
+    private static List<String> oldNames() throws IOException {
+        java.util.Properties built = new java.util.Properties();
+        try (var reader = Files.newBufferedReader(Path.of("target", "jar.properties"))) {
+            built.load(reader);
+        }
+        String artifact = built.getProperty("artifact");
+        String camel = Stream.of(artifact.split("-"))
+                .map(part -> Character.toUpperCase(part.charAt(0)) + part.substring(1))
+                .collect(java.util.stream.Collectors.joining());
+        String uri = com.example.payments.http.Problem.TYPE_BASE;
+        return List.of(artifact, artifact.replace('-', '_'), camel, RenameIT.class.getPackageName(),
+                       RenameIT.class.getPackageName().replace('.', '/'), uri.substring(0, uri.length() - 1));
+    }
+
+    private static List<String> oldNamesIn(Path dir, List<String> oldNames) throws IOException {
+        List<String> found = new ArrayList<>();
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path file : files.filter(Files::isRegularFile).toList()) {
+                String relative = dir.relativize(file).toString();
+                if (relative.equals("scripts/rename.sh") || relative.endsWith(".png")) {
+                    continue;
+                }
+                for (String name : oldNames) {
+                    if (relative.contains(name)) {
+                        found.add(relative + " (file name)");
+                    }
+                }
+                String text = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);
+                oldNames.stream().filter(text::contains).forEach(name -> found.add(relative + ": " + name));
+            }
+        }
+        return found;
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> paths = Files.walk(from)) {
+            for (Path path : paths.filter(p -> from.relativize(p).toString().isEmpty()
+                                               || isCopied(from.relativize(p))).toList()) {
+                Path target = to.resolve(from.relativize(path).toString());
+                if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
+                    Files.createDirectories(target);
+                } else if (Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
+                    Files.copy(path, target, StandardCopyOption.COPY_ATTRIBUTES, StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+    }
+
+    private static boolean isCopied(Path relative) {
+        for (Path part : relative) {
+            if (NOT_COPIED.contains(part.toString())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private record Result(int exit, String output) {
+    }
+
+    private static Result run(Path dir, Duration timeout, String... command) throws Exception {
+        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
+        builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        Path output = Files.createTempFile("rename-it-", ".log");
+        builder.redirectOutput(output.toFile());
+        Process process = builder.start();
+        try {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError(String.join(" ", command) + " did not finish within " + timeout + ":\n"
+                                         + Files.readString(output));
+            }
+            return new Result(process.exitValue(), Files.readString(output));
+        } finally {
+            Files.deleteIfExists(output);
+        }
+    }
+}
