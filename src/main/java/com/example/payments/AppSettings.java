@@ -32,11 +32,12 @@ import io.helidon.config.Config;
  * @param auth         {@code auth.*}: the API keys
  * @param accessLog    {@code access-log.*}: the business listener's access log
  * @param tracing      {@code tracing.*}: OpenTelemetry tracing, off by default
+ * @param warmUp       {@code warm-up.*}: the synthetic requests sent before startup completes
  */
 record AppSettings(int businessPort, int healthPort, HealthSettings health, ShutdownSettings shutdown,
                    IdempotencySettings idempotency, AuthorizerSettings authorizer, HttpSettings http,
                    LogFormat logFormat, Environment environment, AuthSettings auth,
-                   AccessLogSettings accessLog, TracingSettings tracing) {
+                   AccessLogSettings accessLog, TracingSettings tracing, WarmUpSettings warmUp) {
 
     /** {@code logging.format}. */
     enum LogFormat { TEXT, JSON }
@@ -107,7 +108,8 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
                 AuthSettings.create(values),
                 AccessLogSettings.create(values),
                 TracingSettings.create(values, ConfigValues.configName(
-                        values.oneOf("app.environment", Environment.class, Environment.DEV))));
+                        values.oneOf("app.environment", Environment.class, Environment.DEV))),
+                WarmUpSettings.create(values));
         // After the listener keys this service reads itself (port, connection caps, idle timeouts), so that their
         // mistakes are reported with their own allowed ranges rather than Helidon's.
         ListenerConfigs.check(config);

@@ -97,6 +97,7 @@ class ConfigurationTableTest {
         assertThat("idempotency.*", fallbacks.idempotency().toString(), is(defaults.idempotency().toString()));
         assertThat("authorizer.*", fallbacks.authorizer(), is(defaults.authorizer()));
         assertThat("http.* and listener limits", fallbacks.http(), is(defaults.http()));
+        assertThat("warm-up.*", fallbacks.warmUp(), is(defaults.warmUp()));
         assertThat("logging.format", fallbacks.logFormat(), is(defaults.logFormat()));
         assertThat("app.environment", fallbacks.environment(), is(defaults.environment()));
     }

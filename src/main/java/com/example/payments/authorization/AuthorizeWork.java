@@ -22,11 +22,13 @@ import io.helidon.metrics.api.Tag;
 final class AuthorizeWork {
 
     private final BoundedAuthorizer authorizer;
-    private final MeterRegistry meters;
+    private final Counter approved;
+    private final Counter declined;
 
     AuthorizeWork(BoundedAuthorizer authorizer, MeterRegistry meters) {
         this.authorizer = authorizer;
-        this.meters = meters;
+        this.approved = counter(meters, "APPROVED");
+        this.declined = counter(meters, "DECLINED");
     }
 
     /**
@@ -59,8 +61,12 @@ final class AuthorizeWork {
     }
 
     private void count(Authorization authorization) {
-        meters.getOrCreate(Counter.builder("authorizations")
-                                   .tags(List.of(Tag.create("status", authorization.status().toLowerCase(Locale.ROOT))))
-                                   .description("Recorded authorization decisions by status")).increment();
+        ("APPROVED".equals(authorization.status()) ? approved : declined).increment();
+    }
+
+    private static Counter counter(MeterRegistry meters, String status) {
+        return meters.getOrCreate(Counter.builder("authorizations")
+                                          .tags(List.of(Tag.create("status", status.toLowerCase(Locale.ROOT))))
+                                          .description("Recorded authorization decisions by status"));
     }
 }

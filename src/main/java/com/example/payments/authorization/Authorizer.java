@@ -8,7 +8,8 @@ import java.util.Objects;
  *
  * <p>Implementations are called on a virtual thread and bounded by {@code authorizer.timeout}: when it expires the
  * calling thread is interrupted, so a blocking implementation should let {@link InterruptedException} (or an
- * interrupted I/O call) end the call. An implementation should pass {@link AuthorizationAttempt#attemptId()} to the
+ * interrupted I/O call) end the call. One that cannot block says so ({@link #blocks()}) and is called on the request's
+ * own thread instead. An implementation should pass {@link AuthorizationAttempt#attemptId()} to the
  * issuer as its deduplication key: it is the same for every retry of one idempotency key, so an issuer can refuse to
  * authorize twice even if this service loses its idempotency record.
  */
@@ -24,6 +25,17 @@ public interface Authorizer {
      * @throws InterruptedException       when the timeout expired or the process is shutting down
      */
     Decision authorize(AuthorizationAttempt attempt) throws IssuerUnavailableException, InterruptedException;
+
+    /**
+     * Whether a call may block: network I/O, a sleep, a wait for another thread. A call that cannot block (it decides
+     * from the attempt and memory alone) cannot outlast {@code authorizer.timeout}, so it is made on the request's own
+     * virtual thread, without a hop to another thread to bound it.
+     *
+     * @return {@code true} (the default) to run every call on a thread of its own, bounded by the timeout
+     */
+    default boolean blocks() {
+        return true;
+    }
 
     /**
      * The issuer's answer.

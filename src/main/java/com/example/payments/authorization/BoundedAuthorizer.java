@@ -28,6 +28,9 @@ import io.opentelemetry.context.Scope;
  * {@code authorizer_invocations_total{outcome}} ({@code approved}, {@code declined}, {@code unknown}), its duration in
  * the histogram {@code authorizer_duration_seconds{outcome}} (seconds, the same outcomes). A replay never reaches this
  * class, which makes that counter the outside-observable proof that no key was authorized twice.
+ *
+ * <p>A call that may block runs on a virtual thread of its own, so that the timeout can end the wait; one that cannot
+ * ({@link Authorizer#blocks()} is {@code false}) runs on the request's own thread, with no hop.
  */
 final class BoundedAuthorizer implements AutoCloseable {
 
@@ -102,6 +105,9 @@ final class BoundedAuthorizer implements AutoCloseable {
 
     private Outcome bounded(AuthorizationAttempt attempt) throws InterruptedException {
         long start = System.nanoTime();
+        if (!delegate.blocks()) {
+            return here(attempt, start);
+        }
         Future<Authorizer.Decision> call = executor.submit(RequestIds.propagate(() -> delegate.authorize(attempt)));
         try {
             return decided(call.get(timeout.toMillis(), TimeUnit.MILLISECONDS), start);
@@ -116,12 +122,8 @@ final class BoundedAuthorizer implements AutoCloseable {
                        timeout.toMillis(), attempt.attemptId());
             return new TimedOut();
         } catch (ExecutionException e) {
-            unknown.record(start);
-            String reason = e.getCause() instanceof Authorizer.IssuerUnavailableException issuer
-                    ? issuer.getMessage() : e.getCause().getClass().getSimpleName();
-            LOGGER.log(Level.WARNING, "Authorizer failed, attempt {0}: {1}; outcome unknown", attempt.attemptId(),
-                       reason);
-            return new Failed(reason);
+            return failed(attempt, e.getCause() instanceof Authorizer.IssuerUnavailableException issuer
+                    ? issuer.getMessage() : e.getCause().getClass().getSimpleName(), start);
         } catch (InterruptedException e) {
             if (call.state() == Future.State.SUCCESS) {
                 // The issuer had decided when the drain interrupted the wait: keep the decision, so that it is
@@ -132,6 +134,27 @@ final class BoundedAuthorizer implements AutoCloseable {
             unknown.record(start);
             throw e;
         }
+    }
+
+    // A call that cannot block, on the request's own thread: it cannot outlast the timeout, and a drain that
+    // interrupts the request finds it decided (as a blocking call decided when the interrupt came).
+    private Outcome here(AuthorizationAttempt attempt, long start) throws InterruptedException {
+        try {
+            return decided(delegate.authorize(attempt), start);
+        } catch (Authorizer.IssuerUnavailableException e) {
+            return failed(attempt, e.getMessage(), start);
+        } catch (InterruptedException e) {
+            unknown.record(start);
+            throw e;
+        } catch (RuntimeException e) {
+            return failed(attempt, e.getClass().getSimpleName(), start);
+        }
+    }
+
+    private Failed failed(AuthorizationAttempt attempt, String reason, long start) {
+        unknown.record(start);
+        LOGGER.log(Level.WARNING, "Authorizer failed, attempt {0}: {1}; outcome unknown", attempt.attemptId(), reason);
+        return new Failed(reason);
     }
 
     private Decided decided(Authorizer.Decision decision, long startNanos) {

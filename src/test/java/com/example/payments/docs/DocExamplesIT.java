@@ -3,6 +3,7 @@ package com.example.payments.docs;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -53,8 +54,8 @@ class DocExamplesIT {
         // As the docs start it: on the development config, which holds the development API key.
         try (ServiceProcess service = ServiceProcess.start(Map.of(), Map.of("APP_CONFIG_FILE",
                                                                             "config/dev/config.yaml"))) {
-            // A reader runs the examples once the service has started: ready, not booting.
-            service.awaitReady(java.time.Duration.ofSeconds(30));
+            // A reader runs the examples once the service has started: ready, not booting (nor warming up).
+            service.awaitReady(java.time.Duration.ofSeconds(60));
             for (Example example : examples) {
                 String command = example.command()
                         .replace("localhost:8080", "127.0.0.1:" + service.businessPort())

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Start-to-ready of the packaged jar, in ONE run, four modes alternating (RUNS starts each):
+#   plain            java -jar, warm-up.requests=0
+#   warm-up          java -jar with the default warm-up (warm-up.requests synthetic requests before startup completes)
+#   aot              -XX:AOTCache=<cache> (JDK 25, JEP 483/514), warm-up.requests=0
+#   aot + warm-up    -XX:AOTCache=<cache> with the default warm-up
+# The cache is recorded once first by a training run (-XX:AOTCacheOutput, default settings, so the warm-up runs the
+# hot path in it; SIGTERM once ready), as the Dockerfile does. Each start is timed from launch to the first 200 of
+# GET /health/ready (polled every 10 ms); then wrk sends FIRST_LOAD of POSTs (new keys) and its p50/p99/max say what
+# the first clients of a fresh replica get; then SIGTERM (exit 0 expected). Writes
+# load-tests/reports/start-to-ready-<UTC time>.md. Loopback only; every process is stopped by its PID.
+#
+# Needs: JAVA_HOME (JDK 25 for the AOT modes), curl, wrk (installed with apt-get when run as root).
+# Knobs: RUNS (5), FIRST_LOAD (2s), CONNECTIONS (8).
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."
+RUNS=${RUNS:-5}
+FIRST_LOAD=${FIRST_LOAD:-2s}
+CONNECTIONS=${CONNECTIONS:-8}
+JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
+JAR=target/payments-authorization.jar
+WORK=$(mktemp -d)
+PIDS=()
+DEV_KEY='sha256:9702b04ac8da313c8ec0784e54e26e65016c0a9c0942463b0c6fb9f354071ab8 m_123'
+
+if ! command -v wrk >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get install -y wrk >/dev/null || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
+  else
+    echo "missing: wrk (Debian/Ubuntu: sudo apt-get install -y wrk)" >&2; exit 2
+  fi
+fi
+command -v curl >/dev/null || { echo "missing: curl" >&2; exit 2; }
+[ -f "$JAR" ] || mvn -q -B package -DskipTests
+
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+free_port() {
+  local port
+  while :; do
+    port=$((20000 + RANDOM % 12000))
+    (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
+  done
+}
+
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+# boot <label> [java options...]: starts the jar; sets PID, BUSINESS, HEALTH, and READY (ms from launch to ready)
+boot() {
+  local label=$1
+  shift
+  BUSINESS=$(free_port)
+  HEALTH=$(free_port)
+  while [ "$HEALTH" = "$BUSINESS" ]; do HEALTH=$(free_port); done
+  local start
+  start=$(now_ms)
+  "$JAVA" "$@" -Dserver.port="$BUSINESS" -Dhealth-server.port="$HEALTH" -Dauth.api-keys="$DEV_KEY" \
+      -Didempotency.merchant-quota.max-records=2000000 -Didempotency.max-keys=2000000 \
+      -jar "$JAR" >"$WORK/$label.log" 2>&1 &
+  PID=$!
+  PIDS+=("$PID")
+  for _ in $(seq 3000); do
+    if [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HEALTH/health/ready" 2>/dev/null)" = 200 ]; then
+      READY=$(( $(now_ms) - start ))
+      return
+    fi
+    kill -0 "$PID" 2>/dev/null || break
+    sleep 0.01
+  done
+  echo "service ($label) never ready" >&2; cat "$WORK/$label.log" >&2; exit 1
+}
+
+stop() { # stop: SIGTERM; sets STATUS to the exit status
+  kill -TERM "$PID"
+  STATUS=0
+  wait "$PID" || STATUS=$?
+}
+
+field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+# The AOT cache: one training run with the default warm-up, stopped once ready (a few seconds of idle service after).
+AOT_OK=1
+boot training -XX:AOTCacheOutput="$WORK/app.aot"
+sleep 2
+stop
+[ -s "$WORK/app.aot" ] || AOT_OK=0
+
+MODES=(plain warm-up)
+[ "$AOT_OK" = 1 ] && MODES+=(aot aot+warm-up)
+ROWS=()
+for run in $(seq "$RUNS"); do
+  n=${#MODES[@]}
+  for i in $(seq 0 $((n - 1))); do
+    mode=${MODES[$(((i + run - 1) % n))]}
+    opts=()
+    case $mode in
+    plain) opts=(-Dwarm-up.requests=0) ;;
+    warm-up) ;;
+    aot) opts=(-XX:AOTCache="$WORK/app.aot" -Dwarm-up.requests=0) ;;
+    aot+warm-up) opts=(-XX:AOTCache="$WORK/app.aot") ;;
+    esac
+    boot "$mode-$run" "${opts[@]}"
+    ready=$READY
+    first=$(wrk -t1 -c"$CONNECTIONS" -d"$FIRST_LOAD" -s load-tests/redis-vs-in-memory/post-new-keys.lua "http://127.0.0.1:$BUSINESS" \
+            -- "first-$mode-$run-$RANDOM" | grep '^RESULT')
+    stop
+    status=$STATUS
+    ROWS+=("$mode|$run|$ready|$(field rps "$first")|$(field p50_ms "$first")|$(field p99_ms "$first")|$(field max_ms "$first")|$(field non_201 "$first")|$status")
+  done
+done
+
+median() {
+  sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+column() { # column <mode> <field index>
+  for row in "${ROWS[@]}"; do
+    IFS='|' read -ra f <<<"$row"
+    [ "${f[0]}" = "$1" ] && echo "${f[$2]}"
+  done
+}
+
+mkdir -p load-tests/reports
+REPORT=load-tests/reports/start-to-ready-$(date -u +%Y%m%dT%H%M%SZ).md
+{
+  echo "# Start-to-ready of the jar: plain, warm-up, AOT cache"
+  echo
+  echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) by \`load-tests/start-to-ready/run.sh\` on one machine: $(nproc) cores (shared),"
+  echo "$("$JAVA" -version 2>&1 | head -1); load average before the report: $(cut -d' ' -f1-3 /proc/loadavg)."
+  echo "$RUNS starts per mode, modes alternating. *ready ms*: launch of \`java\` to the first 200 of \`/health/ready\`."
+  echo "*first load*: right after ready, wrk ($CONNECTIONS connections, $FIRST_LOAD) POSTs new keys: what the first"
+  echo "clients of a fresh replica get. Warm-up: the defaults (\`warm-up.requests\` 500, \`warm-up.timeout\` PT3S)."
+  [ "$AOT_OK" = 1 ] || echo "**No AOT cache was written by the training run (JDK < 25?): AOT modes skipped.**"
+  echo
+  echo "| mode | median ready ms | median first-load req/s | median first-load p99 ms | worst first-load max ms |"
+  echo "|---|---:|---:|---:|---:|"
+  for mode in "${MODES[@]}"; do
+    echo "| $mode | $(column "$mode" 2 | median) | $(column "$mode" 3 | median) | $(column "$mode" 5 | median) |" \
+         "$(column "$mode" 6 | sort -n | tail -1) |"
+  done
+  echo
+  echo "Every start:"
+  echo
+  echo "| mode | run | ready ms | first-load req/s | p50 ms | p99 ms | max ms | non-201 | exit |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+  for row in "${ROWS[@]}"; do
+    IFS='|' read -ra f <<<"$row"
+    echo "| ${f[0]} | ${f[1]} | ${f[2]} | ${f[3]} | ${f[4]} | ${f[5]} | ${f[6]} | ${f[7]} | ${f[8]} |"
+  done
+} >"$REPORT"
+cat "$REPORT"
