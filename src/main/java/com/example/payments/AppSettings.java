@@ -86,14 +86,17 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
                     + "duration > PT0S and < shutdown.drain-timeout (" + drain + "), so no request outlives the drain");
         }
         Duration store = settings.idempotency().bounds().total();
-        settings.idempotency().redis().ifPresent(redis -> {
+        IdempotencySettings.Store backend = settings.idempotency().store();
+        if (backend != IdempotencySettings.Store.IN_MEMORY) {
             Duration longest = timeout.plus(store);
             if (longest.compareTo(drain) >= 0) {
+                String name = ConfigValues.configName(backend);
+                String server = backend == IdempotencySettings.Store.REDIS ? "Redis" : "PostgreSQL";
                 throw new ConfigurationException("shutdown.drain-timeout", "'" + drain + "' is not allowed with "
-                        + "idempotency.store redis; allowed: a duration > authorizer.timeout + the Redis calls of one "
-                        + "request (" + store + ") = " + longest + ", so no request outlives the drain");
+                        + "idempotency.store " + name + "; allowed: a duration > authorizer.timeout + the " + server
+                        + " calls of one request (" + store + ") = " + longest + ", so no request outlives the drain");
             }
-        });
+        }
         // The lease floor: a lease that lapses during the issuer call, with no renewal getting through, would let
         // another replica claim the key and call the issuer a second time.
         Duration lease = settings.idempotency().inFlightLease();

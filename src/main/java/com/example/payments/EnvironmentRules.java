@@ -5,6 +5,7 @@ import java.util.Locale;
 import com.example.payments.authentication.AuthSettings;
 import com.example.payments.authorization.AuthorizerSettings;
 import com.example.payments.config.ConfigurationException;
+import com.example.payments.database.DatabaseSettings;
 import com.example.payments.idempotency.IdempotencySettings;
 import com.example.payments.lifecycle.ShutdownSettings;
 
@@ -21,6 +22,10 @@ import com.example.payments.lifecycle.ShutdownSettings;
  *     <li>No API key at all (a missing or empty Secret), or a key published in this repository (the development key
  *     of {@code config/dev} and the README, the tests' keys).</li>
  *     <li>{@code shutdown.mode: naive}: for side-by-side load tests only (DESIGN §4).</li>
+ *     <li>{@code idempotency.store: in-memory}: one replica's memory, forgotten at every restart; staging and prod run
+ *     several replicas on a shared store, {@code postgres} (the system of record) or {@code redis}.</li>
+ *     <li>A database password in a config file or in {@code database.url}: it must come from the Secret, as the
+ *     environment variable {@code DATABASE_PASSWORD}.</li>
  * </ul>
  */
 final class EnvironmentRules {
@@ -44,6 +49,22 @@ final class EnvironmentRules {
                     + " (it approves test cards in-process); allowed: http, with authorizer.http.uri naming the issuer");
         }
         IdempotencySettings idempotency = settings.idempotency();
+        if (idempotency.store() == IdempotencySettings.Store.IN_MEMORY) {
+            throw new ConfigurationException("idempotency.store", "'in-memory' is refused with " + environment
+                    + " (each replica would keep its own keys, and a restart forgets every payment); allowed: postgres "
+                    + "(the system of record) or redis");
+        }
+        idempotency.database().ifPresent(database -> {
+            if (database.urlCarriesPassword()) {
+                throw new ConfigurationException("database.url", "carries a password, refused with " + environment
+                        + "; allowed: a URL without one, the password in the Secret (DATABASE_PASSWORD)");
+            }
+            if (database.password().isPresent() && !database.passwordFromEnvironment()) {
+                throw new ConfigurationException("database.password", "set in a config file or property, refused "
+                        + "with " + environment + "; allowed: only from the Secret, as the environment variable "
+                        + DatabaseSettings.PASSWORD_VARIABLE);
+            }
+        });
         if (idempotency.fingerprintSecret().equals(IdempotencySettings.DEVELOPMENT_SECRET)) {
             throw new ConfigurationException("idempotency.fingerprint-secret", "the development value of "
                     + "application.yaml is refused with " + environment + "; allowed: a secret of at least "

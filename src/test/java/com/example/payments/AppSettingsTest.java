@@ -39,7 +39,7 @@ class AppSettingsTest {
 
     @ParameterizedTest(name = "{0}={1}")
     @CsvSource(delimiter = '#', value = {
-            "idempotency.store#memcached#idempotency.store: 'memcached' is not allowed; allowed: in-memory | redis",
+            "idempotency.store#memcached#idempotency.store: 'memcached' is not allowed; allowed: in-memory | redis | postgres",
             "health.prober.interval#PT0S#health.prober.interval: 'PT0S' is not allowed; allowed: a duration > PT0S",
             "health.prober.timeout#-PT1S#health.prober.timeout: 'PT-1S' is not allowed; allowed: a duration > PT0S",
             "health.prober.interval#500ms#health.prober.interval: '500ms' is not an ISO-8601 duration; allowed: a "

@@ -33,7 +33,7 @@ class ConfigurationErrorsIT {
         ServiceProcess.Exited exited = ServiceProcess.runToExit(Map.of("idempotency.store", "memcached"), Map.of());
         assertThat(exited.status(), is(2));
         assertThat(exited.output(), hasItem("Invalid configuration: idempotency.store: 'memcached' is not allowed; "
-                                            + "allowed: in-memory | redis"));
+                                            + "allowed: in-memory | redis | postgres"));
         assertThat(exited.output().stream().anyMatch(line -> line.contains("Exception")), is(false));
     }
 

@@ -12,6 +12,7 @@ import com.example.payments.testing.TestCredentials;
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -50,6 +51,10 @@ class EnvironmentRulesTest {
             values.put("shutdown.drain-timeout", "PT15S");
             values.put("shutdown.hard-deadline", "PT35S");
         }
+        if (store.equals("postgres")) {
+            values.put("database.url", "jdbc:postgresql://postgres.example.com:5432/payments?sslmode=verify-full");
+            values.put("database.username", "payments_authorization");
+        }
         return values;
     }
 
@@ -63,7 +68,7 @@ class EnvironmentRulesTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"staging,in-memory", "staging,redis", "prod,in-memory", "prod,redis"})
+    @CsvSource({"staging,postgres", "staging,redis", "prod,postgres", "prod,redis"})
     void aProductionLikeEnvironmentStartsWithRealSettings(String environment, String store) throws IOException {
         assertThat(settings(secure(environment, store)).auth().apiKeys().size(), is(1));
     }
@@ -81,7 +86,7 @@ class EnvironmentRulesTest {
     void stagingAndProdRefuseTestOnlySettingsWhicheverTheStore(String key, String value, String message)
             throws IOException {
         for (String environment : new String[] {"staging", "prod"}) {
-            for (String store : new String[] {"in-memory", "redis"}) {
+            for (String store : new String[] {"postgres", "redis"}) {
                 Map<String, String> values = secure(environment, store);
                 if (value == null) {
                     values.remove(key);
@@ -98,7 +103,7 @@ class EnvironmentRulesTest {
     @ParameterizedTest
     @ValueSource(strings = {"staging", "prod"})
     void aSecretFileHoldingATestKeyIsRefused(String environment) throws IOException {
-        Map<String, String> values = secure(environment, "in-memory");
+        Map<String, String> values = secure(environment, "postgres");
         Files.writeString(Path.of(values.get("auth.api-keys-file")), REAL_KEY_HASH + "\n"
                 + TestCredentials.API_KEYS.split(",")[1] + "\n");
         ConfigurationException refused = assertThrows(ConfigurationException.class, () -> settings(values));
@@ -107,12 +112,43 @@ class EnvironmentRulesTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"in-memory", "redis"})
+    @ValueSource(strings = {"in-memory", "redis", "postgres"})
     void devKeepsTheTestAuthorizerAndTheDevelopmentKeyAndSecret(String store) throws IOException {
         Map<String, String> values = secure("dev", store);
         values.putAll(Map.of("authorizer.type", "rule-based", "auth.api-keys", TestCredentials.API_KEYS,
                              "idempotency.fingerprint-secret", "local-development-only-fingerprint-secret",
                              "shutdown.mode", "naive"));
         assertThat(settings(values).auth().apiKeys().size(), is(3));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"staging", "prod"})
+    void stagingAndProdRefuseTheInMemoryStore(String environment) throws IOException {
+        ConfigurationException refused = assertThrows(ConfigurationException.class,
+                                                      () -> settings(secure(environment, "in-memory")));
+        assertThat(refused.getMessage(), startsWith("idempotency.store: 'in-memory' is refused with app.environment "
+                                                    + environment));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"staging", "prod"})
+    void stagingAndProdRefuseADatabasePasswordOutsideTheSecret(String environment) throws IOException {
+        Map<String, String> values = secure(environment, "postgres");
+        values.put("database.password", "written-in-a-config-file");
+        ConfigurationException refused = assertThrows(ConfigurationException.class, () -> settings(values));
+        assertThat(refused.getMessage(), startsWith("database.password: set in a config file or property, refused "
+                                                    + "with app.environment " + environment));
+        values.remove("database.password");
+        values.put("database.url", "jdbc:postgresql://db.example.com/payments?password=in-the-url");
+        refused = assertThrows(ConfigurationException.class, () -> settings(values));
+        assertThat(refused.getMessage(), startsWith("database.url: carries a password, refused with app.environment "
+                                                    + environment));
+    }
+
+    @Test
+    void devAcceptsADatabasePasswordInItsConfig() throws IOException {
+        Map<String, String> values = secure("dev", "postgres");
+        values.put("database.password", "dev-only");
+        assertThat(settings(values).idempotency().database().orElseThrow().password().orElseThrow(), is("dev-only"));
     }
 }

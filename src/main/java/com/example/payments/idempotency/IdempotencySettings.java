@@ -8,6 +8,7 @@ import java.util.Optional;
 
 import com.example.payments.config.ConfigValues;
 import com.example.payments.config.ConfigurationException;
+import com.example.payments.database.DatabaseSettings;
 
 import io.lettuce.core.RedisURI;
 
@@ -15,7 +16,7 @@ import io.lettuce.core.RedisURI;
  * Validated {@code idempotency.*} configuration.
  *
  * @param store             {@code idempotency.store}, default {@code in-memory}; {@code redis} when several
- *                          replicas share the work
+ *                          replicas share the work; {@code postgres}, the system of record (staging and prod)
  * @param inFlightLease     {@code idempotency.in-flight-lease}, default PT10S: lifetime of an IN_FLIGHT record
  *                          without renewal; renewed every third of it while the request runs, so it only expires
  *                          when the owning process died
@@ -26,13 +27,15 @@ import io.lettuce.core.RedisURI;
  * @param previousSecret    {@code idempotency.fingerprint-secret-previous}, no default: set only while rotating the
  *                          secret, so that keys recorded under the previous one still replay until they expire
  * @param redis             {@code idempotency.redis.*}, present when {@code store} is {@code redis}
+ * @param database          {@code database.*}, present when {@code store} is {@code postgres}
  * @param merchantQuota     {@code idempotency.merchant-quota.max-in-flight} (default 100, at most max-records) and
  *                          {@code idempotency.merchant-quota.max-records} (default 10000): per merchant, on new claims
  *                          only; over either, 429 for that merchant alone
  */
 public record IdempotencySettings(Store store, Duration inFlightLease, Duration retention, int maxKeys,
                                   String fingerprintSecret, Optional<String> previousSecret,
-                                  Optional<RedisSettings> redis, Quota merchantQuota) {
+                                  Optional<RedisSettings> redis, Optional<DatabaseSettings> database,
+                                  Quota merchantQuota) {
 
     /**
      * The fingerprint secret {@code application.yaml} ships so that the service runs on a laptop. Refused in staging
@@ -68,7 +71,9 @@ public record IdempotencySettings(Store store, Duration inFlightLease, Duration 
         /** This process's memory: one replica. */
         IN_MEMORY,
         /** A Redis server shared by all replicas. */
-        REDIS
+        REDIS,
+        /** A PostgreSQL database shared by all replicas: the system of record. */
+        POSTGRES
     }
 
     /**
@@ -124,11 +129,13 @@ public record IdempotencySettings(Store store, Duration inFlightLease, Duration 
         // Read whatever the store, so that a mistake under idempotency.redis fails now, not when the store is switched.
         RedisSettings redisSettings = redis(values, store == Store.REDIS);
         Optional<RedisSettings> redis = store == Store.REDIS ? Optional.of(redisSettings) : Optional.empty();
+        Optional<DatabaseSettings> database = DatabaseSettings.create(values, store == Store.POSTGRES)
+                .filter(d -> store == Store.POSTGRES);
         return new IdempotencySettings(store,
                 values.positiveDuration("idempotency.in-flight-lease", Duration.ofSeconds(10)),
                 values.positiveDuration("idempotency.retention", Duration.ofHours(24)),
                 (int) values.longInRange("idempotency.max-keys", 100_000, 1, Integer.MAX_VALUE),
-                secret, previous, redis, quota(values));
+                secret, previous, redis, database, quota(values));
     }
 
     private static Quota quota(ConfigValues values) {
@@ -144,11 +151,16 @@ public record IdempotencySettings(Store store, Duration inFlightLease, Duration 
      * {@code command-timeout}; with {@code min-replicas-ack} above 0 the claim and the recording are replicated writes,
      * each bounded by waiting for a pooled connection (command timeout), opening it (connect timeout), the script
      * (command timeout) and {@code WAIT} (command timeout + 100 ms). The recording may be followed by a fallback write
-     * of the decision alone (command timeout).
+     * of the decision alone (command timeout). PostgreSQL: the claim and the recording are one call each, each
+     * bounded by {@link DatabaseSettings#worstCall()} (pool wait + statement timeout + 250 ms).
      *
      * @return the bounds
      */
     public StoreBounds bounds() {
+        if (database.isPresent()) {
+            Duration call = database.get().worstCall();
+            return new StoreBounds(call, call);
+        }
         return redis.map(r -> {
             Duration command = r.commandTimeout();
             Duration write = r.minReplicasAck() == 0 ? command
@@ -215,6 +227,6 @@ public record IdempotencySettings(Store store, Duration inFlightLease, Duration 
     public String toString() {
         return "IdempotencySettings[store=" + store + ", inFlightLease=" + inFlightLease + ", retention=" + retention
                + ", maxKeys=" + maxKeys + ", rotating=" + previousSecret.isPresent() + ", redis=" + redis
-               + ", merchantQuota=" + merchantQuota + "]";
+               + ", database=" + database + ", merchantQuota=" + merchantQuota + "]";
     }
 }
