@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -147,6 +148,18 @@ class CloudNativePgComponentTest {
 
         assertDoesNotThrow(EnvironmentConfig.of(overlay, secrets)::validateAsTheServiceDoes,
                            () -> environment + " with k8s/components/cloudnative-pg would stop at startup");
+    }
+
+    @Test
+    void aMisspelledClusterFieldOrAValueOutsideItsEnumerationIsReported() {
+        Map<String, Object> misspelled = Map.of("spec", Map.of("postgresql", Map.of("synchronus", Map.of())));
+        Map<String, Object> outside = Map.of("spec", Map.of("postgresql", Map.of("synchronous",
+                Map.of("method", "all", "number", 1, "dataDurability", "required"))));
+
+        // Pruned without a word by the API server: the Cluster would replicate asynchronously.
+        assertEquals(List.of("spec.postgresql.synchronus"), CrdSchemas.unknownFields("Cluster", misspelled));
+        assertEquals(List.of("spec.postgresql.synchronous.method = all (allowed: [any, first])"),
+                     CrdSchemas.unknownFields("Cluster", outside));
     }
 
     private static EnvVar env(RenderedOverlay overlay, String name) {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The field names that the CRDs of the custom resources this project renders accept: PodMonitor and PrometheusRule
@@ -143,7 +144,7 @@ final class CrdSchemas {
         if (!(node instanceof Map<?, ?> map)) {
             Set<String> values = ENUMS.get(schemaPath);
             if (values != null && !values.contains(String.valueOf(node))) {
-                found.add(path + " = " + node + " (allowed: " + values + ")");
+                found.add(path + " = " + node + " (allowed: " + new TreeSet<>(values) + ")");
             }
             return;
         }
