@@ -172,7 +172,7 @@ public final class Main {
         WorkerWatchdog watchdog = new WorkerWatchdog(meters);
 
         IdempotencySettings idempotency = settings.idempotency();
-        Backends backends = Backends.create(idempotency, settings.health().checkTimeout());
+        Backends backends = Backends.create(idempotency, settings.health().checkTimeout(), meters);
         IdempotencyRegistry registry = IdempotencyRegistry.create(backends.idempotency(), idempotency.inFlightLease(),
                 idempotency.retention(), idempotency.bounds().record(), idempotency.merchantQuota(), meters);
         List<HealthCheck> checks = new ArrayList<>(readinessChecks);

@@ -1,0 +1,250 @@
+package com.example.payments.database;
+
+import java.lang.System.Logger.Level;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+import com.example.payments.config.ConfigurationException;
+import com.example.payments.http.RequestMetricsFilter;
+import com.example.payments.idempotency.IdempotencyStore.UnavailableException;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
+import io.helidon.metrics.api.Counter;
+import io.helidon.metrics.api.Gauge;
+import io.helidon.metrics.api.MeterRegistry;
+import io.helidon.metrics.api.Tag;
+import io.helidon.metrics.api.Timer;
+
+/**
+ * The PostgreSQL database of the postgres backend: a HikariCP pool whose every call is bounded (pool wait
+ * {@code database.connection-timeout}, server-side {@code statement_timeout} and {@code lock_timeout}, and the
+ * socket read timeout {@code statement-timeout} + 250 ms), the schema kept by {@link Migrations}, and the pool's and
+ * statements' metrics on {@code /metrics}:
+ * <ul>
+ *     <li>{@code database_pool_connections{state="active"|"idle"|"pending"}} and
+ *     {@code database_pool_max_connections} (HikariCP's own counts);</li>
+ *     <li>{@code database_statement_duration_seconds{statement}} (histogram, the latency buckets of the HTTP
+ *     requests) and {@code database_statement_failures_total{statement}}, per statement: {@code claim},
+ *     {@code renew}, {@code record}, {@code release}, {@code find}, {@code sweep}, {@code ping}.</li>
+ * </ul>
+ * Closed in the cleanup phase of the shutdown (resource {@code database-pool}).
+ */
+public final class Database implements AutoCloseable {
+
+    private static final System.Logger LOGGER = System.getLogger(Database.class.getName());
+    // setNetworkTimeout needs an executor only to abort a connection; the driver sets a socket option and ignores it.
+    private static final Executor DIRECT = Runnable::run;
+
+    private final DatabaseSettings settings;
+    private final HikariDataSource pool;
+    private final Migrations migrations;
+    private final MeterRegistry meters;
+    private final int networkTimeoutMillis;
+
+    private Database(DatabaseSettings settings, HikariDataSource pool, Migrations migrations, MeterRegistry meters) {
+        this.settings = settings;
+        this.pool = pool;
+        this.migrations = migrations;
+        this.meters = meters;
+        this.networkTimeoutMillis = (int) settings.networkTimeout().toMillis();
+    }
+
+    /**
+     * Opens the pool (without waiting for the database) and brings the schema up to date.
+     *
+     * <p>What happens when the database is not there at startup, and why: a configuration error that no retry can
+     * fix (the server refuses the credentials, the database or role does not exist, the role may not create the
+     * schema) throws {@link ConfigurationException}, so the process exits 2 naming the key and Kubernetes shows it
+     * in the pod's status while the rollout stops with the old pods serving. Anything else (the server unreachable,
+     * starting, failing over, a migration failing or waiting for another replica's lock) is what a database does
+     * during routine maintenance: the service starts unready ({@code 503} naming {@code database}), retries the
+     * migrations in the background and becomes ready without a restart. Exiting instead would crash-loop every pod
+     * of a rollout and delay the recovery by the kubelet's back-off (up to 5 minutes) after the database is back.
+     *
+     * @param settings {@code database.*}
+     * @param meters   the service's registry
+     * @return the database
+     * @throws ConfigurationException when the database refuses the configured credentials or database name
+     */
+    public static Database open(DatabaseSettings settings, MeterRegistry meters) {
+        Migrations migrations = Migrations.create(settings);
+        Optional<Throwable> failure = migrations.migrate();
+        failure.flatMap(Migrations::configurationError).ifPresent(error -> {
+            throw error;
+        });
+        HikariDataSource pool = new HikariDataSource(hikari(settings));
+        Database database = new Database(settings, pool, migrations, meters);
+        database.registerMeters();
+        failure.ifPresent(e -> {
+            LOGGER.log(Level.WARNING, "Database not ready at startup, retrying in the background (readiness names "
+                                      + "database meanwhile): " + Migrations.describe(e));
+            migrations.retryInBackground();
+        });
+        return database;
+    }
+
+    private static HikariConfig hikari(DatabaseSettings settings) {
+        HikariConfig config = new HikariConfig();
+        config.setPoolName("payments-authorization");
+        config.setJdbcUrl(settings.url());
+        settings.username().ifPresent(config::setUsername);
+        settings.password().ifPresent(config::setPassword);
+        config.setMaximumPoolSize(settings.poolSize());
+        config.setMinimumIdle(settings.poolSize());
+        config.setConnectionTimeout(settings.connectionTimeout().toMillis());
+        config.setValidationTimeout(250);
+        // Start with the database down: the pool keeps trying in the background, calls fail after the pool wait.
+        config.setInitializationFailTimeout(-1);
+        config.addDataSourceProperty("options", "-c statement_timeout=" + settings.statementTimeout().toMillis()
+                                                + " -c lock_timeout=" + settings.lockTimeout().toMillis());
+        int connectSeconds = (int) Math.max(1, seconds(settings.connectionTimeout()));
+        config.addDataSourceProperty("connectTimeout", String.valueOf(connectSeconds));
+        config.addDataSourceProperty("loginTimeout", String.valueOf(connectSeconds));
+        // A backstop for the pool's own calls; every call of the service sets its own, finer network timeout.
+        config.addDataSourceProperty("socketTimeout", String.valueOf(Math.max(1, seconds(settings.networkTimeout()))));
+        config.addDataSourceProperty("tcpKeepAlive", "true");
+        config.addDataSourceProperty("ApplicationName", "payments-authorization");
+        return config;
+    }
+
+    private static long seconds(Duration duration) {
+        return (duration.toMillis() + 999) / 1000;
+    }
+
+    /**
+     * Runs one call with a pooled connection: the wait for the connection and the socket are bounded, the server
+     * bounds the statement. Timed in {@code database_statement_duration_seconds{statement}}.
+     *
+     * @param statement name of the statement for metrics and errors, e.g. {@code claim}
+     * @param call      the JDBC work (one statement, or one short transaction it commits itself)
+     * @param <T>       result type
+     * @return the call's result
+     * @throws UnavailableException naming {@code database} when the schema is not migrated yet, no connection came
+     *                              within the pool wait, or the statement failed or timed out
+     */
+    public <T> T call(String statement, SqlCall<T> call) {
+        if (!migrations.done()) {
+            throw new UnavailableException("database: schema not migrated yet ("
+                                           + migrations.lastError().orElse("migrating") + ")", null);
+        }
+        long start = System.nanoTime();
+        try (Connection connection = pool.getConnection()) {
+            connection.setNetworkTimeout(DIRECT, networkTimeoutMillis);
+            T result = call.run(connection);
+            timer(statement).record(Duration.ofNanos(System.nanoTime() - start));
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            meters.getOrCreate(Counter.builder("database_statement_failures")
+                                       .tags(List.of(Tag.create("statement", statement)))
+                                       .description("Database calls that failed or timed out, per statement"))
+                    .increment();
+            if (e instanceof UnavailableException unavailable) {
+                throw unavailable;
+            }
+            throw new UnavailableException("database: " + statement + " failed: " + Migrations.describe(e), e);
+        }
+    }
+
+    /**
+     * Checks the database for readiness: migrated, and one round trip ({@code SELECT 1}) within the timeout.
+     *
+     * @param timeout bound of the round trip
+     * @return empty when healthy, else why not (e.g. {@code schema not migrated yet (connection refused)})
+     */
+    public Optional<String> check(Duration timeout) {
+        if (!migrations.done()) {
+            return Optional.of("schema not migrated yet (" + migrations.lastError().orElse("migrating") + ")");
+        }
+        try (Connection connection = pool.getConnection()) {
+            connection.setNetworkTimeout(DIRECT, (int) Math.max(1, timeout.toMillis()));
+            try (var statement = connection.createStatement()) {
+                statement.execute("SELECT 1");
+            }
+            return Optional.empty();
+        } catch (SQLException | RuntimeException e) {
+            return Optional.of(Migrations.describe(e));
+        }
+    }
+
+    /**
+     * The settings, for the components that size their work by them.
+     *
+     * @return {@code database.*}
+     */
+    public DatabaseSettings settings() {
+        return settings;
+    }
+
+    /**
+     * Whether the schema is up to date (the store answers 503 until it is).
+     *
+     * @return {@code true} once the migrations ran
+     */
+    public boolean migrated() {
+        return migrations.done();
+    }
+
+    /** Stops the background migrations (if still retrying) and closes the pool's connections. */
+    @Override
+    public void close() {
+        migrations.close();
+        pool.close();
+    }
+
+    private Timer timer(String statement) {
+        return meters.getOrCreate(Timer.builder("database_statement_duration")
+                                          .baseUnit(TimeUnit.SECONDS)
+                                          .tags(List.of(Tag.create("statement", statement)))
+                                          .description("Database call duration, pool wait included, per statement")
+                                          .percentiles(new double[0])
+                                          .buckets(RequestMetricsFilter.latencyBuckets()));
+    }
+
+    private void registerMeters() {
+        for (String state : new String[] {"active", "idle", "pending"}) {
+            meters.getOrCreate(Gauge.builder("database_pool_connections", this, db -> db.connections(state))
+                                       .tags(List.of(Tag.create("state", state)))
+                                       .description("Connections of the database pool, by state (pending: callers "
+                                                    + "waiting for one)"));
+        }
+        meters.getOrCreate(Gauge.builder("database_pool_max_connections", this, db -> db.settings.poolSize())
+                                   .description("database.pool-size"));
+    }
+
+    private int connections(String state) {
+        HikariPoolMXBean bean = pool.getHikariPoolMXBean();
+        if (bean == null) {
+            return 0;
+        }
+        return switch (state) {
+        case "active" -> bean.getActiveConnections();
+        case "idle" -> bean.getIdleConnections();
+        default -> bean.getThreadsAwaitingConnection();
+        };
+    }
+
+    /**
+     * JDBC work on a borrowed connection.
+     *
+     * @param <T> result type
+     */
+    @FunctionalInterface
+    public interface SqlCall<T> {
+
+        /**
+         * Runs the work.
+         *
+         * @param connection a pooled connection in auto-commit mode; return it in that mode
+         * @return the result
+         * @throws SQLException from the driver
+         */
+        T run(Connection connection) throws SQLException;
+    }
+}

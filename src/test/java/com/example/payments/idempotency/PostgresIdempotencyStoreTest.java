@@ -1,0 +1,132 @@
+package com.example.payments.idempotency;
+
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+import com.example.payments.database.Database;
+import com.example.payments.database.DatabaseSettings;
+import com.example.payments.database.PostgresIdempotencyStore;
+import com.example.payments.testing.PostgresServer;
+
+import io.helidon.metrics.api.MeterRegistry;
+import io.helidon.metrics.api.MetricsFactory;
+import io.helidon.service.registry.Services;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.is;
+
+/**
+ * The store contract, unchanged, against {@link PostgresIdempotencyStore} on a private PostgreSQL, plus what only the
+ * database has: the rows it writes (no card data, the merchant's counts) and the retention sweep in batches.
+ */
+class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
+
+    private static final String COUNT = "SELECT count(*) FROM idempotency_records WHERE merchant = '";
+    private static PostgresServer server;
+    private static Database database;
+    private static PostgresIdempotencyStore store;
+
+    @BeforeAll
+    static void startPostgres() throws IOException {
+        if (PostgresServer.installed()) {
+            server = PostgresServer.start();
+            MeterRegistry meters = Services.get(MetricsFactory.class).globalRegistry();
+            database = Database.open(settings(server.url()), meters);
+            store = PostgresIdempotencyStore.create(database, decision -> Optional.empty());
+        }
+    }
+
+    @BeforeEach
+    void requirePostgres() {
+        PostgresServer.assumeInstalled();
+    }
+
+    @AfterAll
+    static void stopPostgres() {
+        if (database != null) {
+            database.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    static DatabaseSettings settings(String url) {
+        return new DatabaseSettings(url, Optional.of(PostgresServer.USER), Optional.empty(), 16,
+                                    Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(2), false);
+    }
+
+    @Override
+    IdempotencyStore store() {
+        return store;
+    }
+
+    @Override
+    void sweep() {
+        store.sweep(500, 20);
+    }
+
+    @Test
+    void theRecordRowHoldsMerchantOperationKeyAndStateAndTheMerchantIsCounted() throws SQLException {
+        String merchant = "m_" + UUID.randomUUID();
+        String key = RequestIdentities.lookupKey("authorize", merchant, new IdempotencyKey("order-42"));
+        Identity identity = identity("9");
+        Claim.Acquired claim = (Claim.Acquired) store.claim(key, List.of(identity), LONG, new Quota(5, 5));
+        assertThat(query("SELECT merchant || ' ' || operation || ' ' || idempotency_key || ' ' || state "
+                         + "FROM idempotency_records WHERE lookup_key = '" + key + "'"),
+                   is(merchant + " authorize order-42 in_flight"));
+        assertThat(query("SELECT in_flight || ' ' || records FROM merchant_quotas WHERE merchant = '" + merchant + "'"),
+                   is("1 1"));
+
+        store.recordAndComplete(key, identity, claim.token(), decision(identity, "row"), Duration.ofHours(24));
+        assertThat(query("SELECT state || ' ' || response_id FROM idempotency_records WHERE lookup_key = '" + key
+                         + "'"), is("completed " + identity.decision().id()));
+        assertThat(query("SELECT attempt_id FROM decisions WHERE id = '" + identity.decision().id() + "'"),
+                   is(identity.attemptId()));
+        assertThat(query("SELECT in_flight || ' ' || records FROM merchant_quotas WHERE merchant = '" + merchant + "'"),
+                   is("0 1"));
+    }
+
+    @Test
+    void theSweeperDeletesExpiredRowsInBatchesAndUncountsThem() throws Exception {
+        String merchant = "m_" + UUID.randomUUID();
+        for (int i = 0; i < 7; i++) {
+            String key = RequestIdentities.lookupKey("authorize", merchant, new IdempotencyKey("k" + i));
+            Identity identity = identity(String.valueOf(i));
+            Claim.Acquired claim = (Claim.Acquired) store.claim(key, List.of(identity), LONG, Quota.UNLIMITED);
+            if (i % 2 == 0) {
+                store.recordAndComplete(key, identity, claim.token(), decision(identity, "short"), SHORT);
+            } else {
+                store.release(key, claim.token());
+                store.claim(key, List.of(identity), SHORT, Quota.UNLIMITED);
+            }
+        }
+        Thread.sleep(2 * SHORT.toMillis());
+        // Other tests share the database: sweep until this merchant's rows are gone, two rows per statement at most.
+        for (int run = 0; run < 100 && !query(COUNT + merchant + "'").equals("0"); run++) {
+            assertThat(store.sweep(2, 1) <= 2, is(true));
+        }
+        assertThat(query("SELECT count(*) FROM idempotency_records WHERE merchant = '" + merchant + "'"), is("0"));
+        assertThat(query("SELECT in_flight || ' ' || records FROM merchant_quotas WHERE merchant = '" + merchant + "'"),
+                   is("0 0"));
+    }
+
+    private static String query(String sql) throws SQLException {
+        try (Connection connection = server.connect();
+             Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery(sql)) {
+            return rows.next() ? rows.getString(1) : null;
+        }
+    }
+}
