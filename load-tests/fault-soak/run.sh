@@ -239,7 +239,7 @@ store_postgres_pause() { # the whole server frozen: the postmaster and every bac
   signal_tracked CONT store
   STORE_PAUSED="SIGSTOP of the postmaster and its $(echo "$backends" | wc -w) processes for $ms ms"
 }
-store_postgres_stop() { signal_tracked TERM store; wait_exit store; }
+store_postgres_stop() { signal_tracked TERM store; wait_exit store; rm -rf "$RUN/pgdata"; }
 store_postgres_describe() { echo "$("$(pg_lt_bin)/postgres" --version), fsync and synchronous_commit on (defaults)"; }
 store_postgres_dump_records() { # every recorded authorization decision: the exact 201 body, one per line
   pg_lt_psql "$PG_PORT" -d payments -At \
