@@ -5,6 +5,8 @@
 # Each round runs the packaged jar once per backend, one at a time (BACKENDS, default all five):
 #   in-memory | redis | redis-ack1: redis with a replica and idempotency.redis.min-replicas-ack=1 |
 #   postgres | postgres-sync: postgres with a streaming standby and synchronous_standby_names (COMMIT waits for it)
+# and, when listed in BACKENDS, postgres-async-commit: synchronous_commit off, a diagnostic that shows how much of
+# postgres's cost is the WAL flush of each COMMIT (never for production: a crash loses the last acknowledged commits).
 # Every redis and postgres run gets a fresh private server (and replica or standby) on free loopback ports, stopped
 # after the run: redis-server without persistence; PostgreSQL from initdb with its durable defaults (fsync on,
 # synchronous_commit on), never the shared 5432. Each run: start, wait for readiness, warm up (WARMUP), measure
@@ -40,8 +42,9 @@ for tool in "${needed[@]}"; do
 done
 case " $BACKENDS " in *" postgres"*) pg_lt_bin >/dev/null || exit 2 ;; esac
 for backend in $BACKENDS; do
-  case "$backend" in in-memory|redis|redis-ack1|postgres|postgres-sync) ;;
-    *) echo "BACKENDS: unknown backend '$backend' (in-memory redis redis-ack1 postgres postgres-sync)" >&2; exit 2 ;; esac
+  case "$backend" in in-memory|redis|redis-ack1|postgres|postgres-sync|postgres-async-commit) ;;
+    *) echo "BACKENDS: unknown backend '$backend' (in-memory redis redis-ack1 postgres postgres-sync" \
+            "postgres-async-commit)" >&2; exit 2 ;; esac
 done
 [ -f "$JAR" ] || mvn -q -B package -DskipTests
 
@@ -131,13 +134,13 @@ measure_redis() { # measure_redis <label> <replicas: 0|1> [-Dkey=value...]
   kill "$primary_pid" ${replica_pid:+"$replica_pid"} 2>/dev/null || true
 }
 
-measure_postgres() { # measure_postgres <label> <standbys: 0|1> [-Dkey=value...]
-  local label=$1 standbys=$2
-  shift 2
+measure_postgres() { # measure_postgres <label> <standbys: 0|1> <synchronous_commit> [-Dkey=value...]
+  local label=$1 standbys=$2 commit=$3
+  shift 3
   local port standby_port primary_pid standby_pid=""
   port=$(free_port)
   pg_lt_init "$WORK/$label-primary" >&2 || exit 1
-  pg_lt_run "$WORK/$label-primary" "$port" "$WORK/$label-primary.log" >&2 || exit 1
+  pg_lt_run "$WORK/$label-primary" "$port" "$WORK/$label-primary.log" -c "synchronous_commit=$commit" >&2 || exit 1
   primary_pid=$PG_LT_PID
   PIDS+=("$primary_pid")
   pg_lt_prepare "$port" >&2 || exit 1
@@ -168,6 +171,7 @@ describe() { # describe <backend>: the report's name for it
     redis-ack1) echo "redis + replica, min-replicas-ack 1" ;;
     postgres) echo "postgres" ;;
     postgres-sync) echo "postgres + synchronous standby" ;;
+    postgres-async-commit) echo "postgres, synchronous_commit off (diagnostic only)" ;;
   esac
 }
 
@@ -177,8 +181,9 @@ run_backend() { # run_backend <backend> <round>: prints the RESULT line
     redis) measure_redis "redis-$2" 0 ;;
     redis-ack1) measure_redis "redis-ack1-$2" 1 -Didempotency.redis.min-replicas-ack=1 -Dshutdown.drain-timeout=PT12S \
                     -Didempotency.in-flight-lease=PT12S ;;
-    postgres) measure_postgres "postgres-$2" 0 ;;
-    postgres-sync) measure_postgres "postgres-sync-$2" 1 ;;
+    postgres) measure_postgres "postgres-$2" 0 on ;;
+    postgres-sync) measure_postgres "postgres-sync-$2" 1 on ;;
+    postgres-async-commit) measure_postgres "postgres-async-commit-$2" 0 off ;;
   esac
 }
 
