@@ -77,7 +77,7 @@ record Backends(IdempotencyStore idempotency, List<HealthCheck> readinessChecks,
     private static Backends postgres(DatabaseSettings settings, Duration checkTimeout, MeterRegistry meters) {
         Database database = Database.open(settings, meters);
         PostgresIdempotencyStore store = PostgresIdempotencyStore.create(database, Backends::authorizationRow);
-        Runnable sweep = () -> store.sweep(SWEEP_BATCH, SWEEP_MAX_BATCHES);
+        Runnable sweep = () -> store.sweepQuietly(SWEEP_BATCH, SWEEP_MAX_BATCHES);
         return new Backends(store, List.of(DatabaseReadinessCheck.create(database, checkTimeout)), List.of(),
                             Optional.of(sweep), Map.of("database-pool", database));
     }

@@ -24,8 +24,9 @@ import com.example.payments.lifecycle.ShutdownSettings;
  *     <li>{@code shutdown.mode: naive}: for side-by-side load tests only (DESIGN §4).</li>
  *     <li>{@code idempotency.store: in-memory}: one replica's memory, forgotten at every restart; staging and prod run
  *     several replicas on a shared store, {@code postgres} (the system of record) or {@code redis}.</li>
- *     <li>A database password in a config file or in {@code database.url}: it must come from the Secret, as the
- *     environment variable {@code DATABASE_PASSWORD}.</li>
+ *     <li>A database password in the environment's config file or a system property, as {@code database.password}
+ *     or in {@code database.url}: it must come from the Secret, as an environment variable
+ *     ({@code DATABASE_PASSWORD}, or {@code DATABASE_URL} when the Secret holds the whole URL).</li>
  * </ul>
  */
 final class EnvironmentRules {
@@ -49,22 +50,6 @@ final class EnvironmentRules {
                     + " (it approves test cards in-process); allowed: http, with authorizer.http.uri naming the issuer");
         }
         IdempotencySettings idempotency = settings.idempotency();
-        if (idempotency.store() == IdempotencySettings.Store.IN_MEMORY) {
-            throw new ConfigurationException("idempotency.store", "'in-memory' is refused with " + environment
-                    + " (each replica would keep its own keys, and a restart forgets every payment); allowed: postgres "
-                    + "(the system of record) or redis");
-        }
-        idempotency.database().ifPresent(database -> {
-            if (database.urlCarriesPassword()) {
-                throw new ConfigurationException("database.url", "carries a password, refused with " + environment
-                        + "; allowed: a URL without one, the password in the Secret (DATABASE_PASSWORD)");
-            }
-            if (database.password().isPresent() && !database.passwordFromEnvironment()) {
-                throw new ConfigurationException("database.password", "set in a config file or property, refused "
-                        + "with " + environment + "; allowed: only from the Secret, as the environment variable "
-                        + DatabaseSettings.PASSWORD_VARIABLE);
-            }
-        });
         if (idempotency.fingerprintSecret().equals(IdempotencySettings.DEVELOPMENT_SECRET)) {
             throw new ConfigurationException("idempotency.fingerprint-secret", "the development value of "
                     + "application.yaml is refused with " + environment + "; allowed: a secret of at least "
@@ -91,5 +76,16 @@ final class EnvironmentRules {
             throw new ConfigurationException("shutdown.mode", "'naive' is refused with " + environment + " (it drops "
                     + "in-flight requests at SIGTERM); allowed: graceful");
         }
+        if (idempotency.store() == IdempotencySettings.Store.IN_MEMORY) {
+            throw new ConfigurationException("idempotency.store", "'in-memory' is refused with " + environment
+                    + " (each replica would keep its own keys, and a restart forgets every payment); allowed: postgres "
+                    + "(the system of record) or redis");
+        }
+        idempotency.database().flatMap(DatabaseSettings::passwordOutsideSecret).ifPresent(where -> {
+            String key = where.startsWith("database.url") ? "database.url" : "database.password";
+            throw new ConfigurationException(key, "a password (" + where + ") is refused with " + environment
+                    + "; allowed: the password only from the Secret, as the environment variable "
+                    + DatabaseSettings.PASSWORD_VARIABLE + " (or in DATABASE_URL)");
+        });
     }
 }

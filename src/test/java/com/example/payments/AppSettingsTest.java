@@ -11,6 +11,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.startsWith;
 import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -119,6 +120,51 @@ class AppSettingsTest {
         assertThat(e.getMessage(), is("shutdown.drain-timeout: 'PT10S' is not allowed with idempotency.store redis; "
                                       + "allowed: a duration > authorizer.timeout + the Redis calls of one request "
                                       + "(PT5.7S) = PT10.7S, so no request outlives the drain"));
+    }
+
+    @Test
+    void withPostgresTheDrainAndTheLeaseCountTheDatabasesWorstCase() {
+        Map<String, String> postgres = new java.util.HashMap<>(Map.of("idempotency.store", "postgres", "database.url",
+                "jdbc:postgresql://127.0.0.1:5432/payments", "authorizer.timeout", "PT7S",
+                "idempotency.in-flight-lease", "PT20S"));
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(postgres));
+        // Per call: pool wait 0.5 s + statement 1 s + socket margin 0.25 s; a claim and a recording per request.
+        assertThat(e.getMessage(), is("shutdown.drain-timeout: 'PT10S' is not allowed with idempotency.store postgres; "
+                                      + "allowed: a duration > authorizer.timeout + the PostgreSQL calls of one "
+                                      + "request (PT3.5S) = PT10.5S, so no request outlives the drain"));
+        postgres.putAll(Map.of("authorizer.timeout", "PT5S", "idempotency.in-flight-lease", "PT8S",
+                               "database.statement-timeout", "PT2S", "shutdown.drain-timeout", "PT15S",
+                               "shutdown.hard-deadline", "PT40S"));
+        e = assertThrows(ConfigurationException.class, () -> settings(postgres));
+        assertThat(e.getMessage(), startsWith("idempotency.in-flight-lease: 'PT8S' is not allowed; allowed: a duration "
+                                              + "> authorizer.timeout (PT5S) + the idempotency store's worst case "
+                                              + "(PT5.5S) = PT10.5S"));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "database.url|postgresql://db/payments|database.url: not a jdbc:postgresql:// URL",
+            "database.url|jdbc:postgresql://db:70000/payments|database.url: port 70000 is out of range",
+            "database.url|jdbc:postgresql://db:5432/|database.url: no database name after the host",
+            "database.pool-size|0|database.pool-size: '0' is out of range; allowed: an integer from 1 to 500",
+            "database.statement-timeout|PT0S|database.statement-timeout: 'PT0S' is not allowed",
+            "database.lock-timeout|PT2S|database.lock-timeout: 'PT2S' is not allowed; allowed: a duration > PT0S and "
+            + "<= database.statement-timeout (PT1S)",
+            "database.connection-timeout|PT0.1S|database.connection-timeout: 'PT0.1S' is not allowed; allowed: a "
+            + "duration >= PT0.25S"})
+    void databaseMistakesFailAtStartupNamingTheKey(String key, String value, String message) {
+        Map<String, String> postgres = new java.util.HashMap<>(Map.of("idempotency.store", "postgres", "database.url",
+                "jdbc:postgresql://127.0.0.1:5432/payments"));
+        postgres.put(key, value);
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(postgres));
+        assertThat(e.getMessage(), startsWith(message));
+    }
+
+    @Test
+    void postgresNeedsADatabaseUrl() {
+        ConfigurationException e = assertThrows(ConfigurationException.class,
+                                                () -> settings(Map.of("idempotency.store", "postgres")));
+        assertThat(e.getMessage(), startsWith("database.url: missing; allowed: jdbc:postgresql://"));
     }
 
     @Test

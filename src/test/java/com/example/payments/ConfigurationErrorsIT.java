@@ -38,6 +38,41 @@ class ConfigurationErrorsIT {
     }
 
     @Test
+    void stagingRefusesADatabasePasswordWrittenInItsConfigFile(@TempDir Path dir) throws Exception {
+        Path keys = dir.resolve("api-keys");
+        Files.writeString(keys, "sha256:" + "5e".repeat(32) + " m_123\n");
+        for (String database : List.of("  password: written-in-the-configmap",
+                                       "  url: jdbc:postgresql://127.0.0.1:1/payments?password=in-the-url")) {
+            Path file = dir.resolve("config.yaml");
+            Files.writeString(file, """
+                    app:
+                      environment: staging
+                    authorizer:
+                      type: http
+                      http:
+                        uri: https://issuer.example.com
+                    idempotency:
+                      store: postgres
+                    auth:
+                      api-keys-file: %s
+                    database:
+                      url: jdbc:postgresql://127.0.0.1:1/payments
+                    %s
+                    """.formatted(keys, database).replace("  url: jdbc:postgresql://127.0.0.1:1/payments\n  url:",
+                                                          "  url:"));
+            ServiceProcess.Exited exited = ServiceProcess.runToExit(Map.of(), Map.of(
+                    "APP_CONFIG_FILE", file.toString(),
+                    "IDEMPOTENCY_FINGERPRINT_SECRET", "stand-in-for-a-real-secret-of-32-chars"));
+            String key = database.contains("url") ? "database.url" : "database.password";
+            assertThat(String.join("\n", exited.output()), exited.status(), is(2));
+            assertThat(exited.output(), hasItem("Invalid configuration: " + key + ": a password (" + key
+                                                + " in APP_CONFIG_FILE) is refused with app.environment staging; "
+                                                + "allowed: the password only from the Secret, as the environment "
+                                                + "variable DATABASE_PASSWORD (or in DATABASE_URL)"));
+        }
+    }
+
+    @Test
     void anAuthorizerTimeoutAsLongAsTheDrainStopsStartup() throws Exception {
         ServiceProcess.Exited exited = ServiceProcess.runToExit(
                 Map.of("authorizer.timeout", "PT20S", "shutdown.drain-timeout", "PT20S",

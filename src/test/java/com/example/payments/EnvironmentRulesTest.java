@@ -130,21 +130,6 @@ class EnvironmentRulesTest {
                                                     + environment));
     }
 
-    @ParameterizedTest
-    @ValueSource(strings = {"staging", "prod"})
-    void stagingAndProdRefuseADatabasePasswordOutsideTheSecret(String environment) throws IOException {
-        Map<String, String> values = secure(environment, "postgres");
-        values.put("database.password", "written-in-a-config-file");
-        ConfigurationException refused = assertThrows(ConfigurationException.class, () -> settings(values));
-        assertThat(refused.getMessage(), startsWith("database.password: set in a config file or property, refused "
-                                                    + "with app.environment " + environment));
-        values.remove("database.password");
-        values.put("database.url", "jdbc:postgresql://db.example.com/payments?password=in-the-url");
-        refused = assertThrows(ConfigurationException.class, () -> settings(values));
-        assertThat(refused.getMessage(), startsWith("database.url: carries a password, refused with app.environment "
-                                                    + environment));
-    }
-
     @Test
     void devAcceptsADatabasePasswordInItsConfig() throws IOException {
         Map<String, String> values = secure("dev", "postgres");

@@ -2,12 +2,17 @@ package com.example.payments.database;
 
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
 
 import com.example.payments.config.ConfigValues;
 import com.example.payments.config.ConfigurationException;
+
+import io.helidon.config.Config;
+import io.helidon.config.ConfigSources;
 
 /**
  * Validated {@code database.*} configuration of the postgres backend ({@code idempotency.store: postgres}). Every
@@ -16,7 +21,9 @@ import com.example.payments.config.ConfigurationException;
  *
  * <p>Credentials come from a Kubernetes Secret as the environment variables {@code DATABASE_URL},
  * {@code DATABASE_USERNAME} and {@code DATABASE_PASSWORD} (Helidon reads them as the keys below); with
- * {@code app.environment} staging or prod a password written in a config file is refused at startup.
+ * {@code app.environment} staging or prod a password written in the environment's config file
+ * ({@code APP_CONFIG_FILE}, a ConfigMap anyone with read access to the namespace can see) or passed as a system
+ * property (visible in the process list) is refused at startup, in {@code database.password} or in the URL.
  *
  * @param url                  {@code database.url}, no default: {@code jdbc:postgresql://host[:port]/database}
  *                             (query parameters of the PostgreSQL JDBC driver allowed, e.g. {@code sslmode=verify-full})
@@ -31,12 +38,12 @@ import com.example.payments.config.ConfigurationException;
  *                             {@code lock_timeout}, how long a statement waits for a row another one holds
  * @param connectionTimeout    {@code database.connection-timeout}, default PT0.5S, at least PT0.25S: how long a call
  *                             waits for a pooled connection (HikariCP {@code connectionTimeout}); past it, 503
- * @param passwordFromEnvironment whether {@code password} is the value of the environment variable
- *                             {@code DATABASE_PASSWORD} (a Secret), not of a config file
+ * @param passwordOutsideSecret where a password was found outside the environment variables (a Secret), e.g.
+ *                             {@code database.password in APP_CONFIG_FILE}; empty when none was
  */
 public record DatabaseSettings(String url, Optional<String> username, Optional<String> password, int poolSize,
                                Duration statementTimeout, Duration lockTimeout, Duration connectionTimeout,
-                               boolean passwordFromEnvironment) {
+                               Optional<String> passwordOutsideSecret) {
 
     /** The socket read timeout beyond {@code statement_timeout}: the server's own cancellation comes first. */
     static final Duration NETWORK_MARGIN = Duration.ofMillis(250);
@@ -73,10 +80,8 @@ public record DatabaseSettings(String url, Optional<String> username, Optional<S
             throw new ConfigurationException("database.connection-timeout", "'" + connectionTimeout + "' is not "
                     + "allowed; allowed: a duration >= PT0.25S (HikariCP's floor)");
         }
-        String fromEnvironment = System.getenv(PASSWORD_VARIABLE);
-        boolean passwordFromEnvironment = password.isPresent() && password.get().equals(fromEnvironment);
         return url.map(u -> new DatabaseSettings(u, username, password, poolSize, statementTimeout, lockTimeout,
-                                                 connectionTimeout, passwordFromEnvironment));
+                                                 connectionTimeout, findPasswordOutsideSecret()));
     }
 
     /**
@@ -99,13 +104,31 @@ public record DatabaseSettings(String url, Optional<String> username, Optional<S
         return statementTimeout.plus(NETWORK_MARGIN);
     }
 
-    /**
-     * Whether the URL itself carries a password ({@code password=} parameter), which staging and prod refuse.
-     *
-     * @return {@code true} when it does
-     */
-    public boolean urlCarriesPassword() {
-        return url.toLowerCase(Locale.ROOT).matches(".*[?&]password=.*");
+    // A password in the environment's config file or in a system property, either as database.password or as the
+    // URL's password parameter. Environment variables (the Secret) are fine, and so are tests' in-process sources.
+    private static Optional<String> findPasswordOutsideSecret() {
+        if (System.getProperty("database.password") != null) {
+            return Optional.of("database.password as a system property");
+        }
+        if (carriesPassword(System.getProperty("database.url"))) {
+            return Optional.of("database.url as a system property");
+        }
+        String file = System.getenv("APP_CONFIG_FILE");
+        if (file == null || file.isBlank() || !Files.isRegularFile(Path.of(file))) {
+            return Optional.empty();
+        }
+        Config config = Config.just(ConfigSources.file(file));
+        if (config.get("database.password").exists()) {
+            return Optional.of("database.password in APP_CONFIG_FILE");
+        }
+        if (carriesPassword(config.get("database.url").asString().orElse(null))) {
+            return Optional.of("database.url in APP_CONFIG_FILE");
+        }
+        return Optional.empty();
+    }
+
+    private static boolean carriesPassword(String url) {
+        return url != null && url.toLowerCase(Locale.ROOT).matches(".*[?&]password=.*");
     }
 
     // The value is never echoed: it may carry a password.

@@ -56,8 +56,11 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
                                        + "clock_timestamp()";
     private static final String SWEEP = "SELECT idempotency_sweep(?)";
 
+    private static final System.Logger LOGGER = System.getLogger(PostgresIdempotencyStore.class.getName());
+
     private final Database database;
     private final Function<Decision, Optional<AuthorizationRow>> authorizations;
+    private volatile boolean sweepFailing;
 
     private PostgresIdempotencyStore(Database database, Function<Decision, Optional<AuthorizationRow>> authorizations) {
         this.database = database;
@@ -210,6 +213,30 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
             }
         }
         return total;
+    }
+
+    /**
+     * {@link #sweep(int, int)} for the {@code idempotency-sweeper} worker: a database that cannot be reached is
+     * logged once when the sweeps start failing and once when they succeed again (readiness reports the outage), not
+     * every second.
+     *
+     * @param batch      rows per statement
+     * @param maxBatches statements per run at most
+     */
+    public void sweepQuietly(int batch, int maxBatches) {
+        try {
+            sweep(batch, maxBatches);
+            if (sweepFailing) {
+                sweepFailing = false;
+                LOGGER.log(System.Logger.Level.INFO, "Retention sweep of the database works again");
+            }
+        } catch (UnavailableException e) {
+            if (!sweepFailing) {
+                sweepFailing = true;
+                LOGGER.log(System.Logger.Level.WARNING, "Retention sweep of the database failed, retrying every run: "
+                                                        + e.getMessage());
+            }
+        }
     }
 
     private static void authorizationColumns(PreparedStatement statement, int first,

@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Where idempotency keys and recorded decisions live: in-memory for one replica, Redis (and later PostgreSQL) when
- * several replicas share the work. Each method is one atomic step of the store. Records hold fingerprints, fencing
+ * Where idempotency keys and recorded decisions live: in-memory for one replica, Redis or PostgreSQL (the system of
+ * record, {@code database.PostgresIdempotencyStore}) when several replicas share the work. Each method is one atomic step of the store. Records hold fingerprints, fencing
  * tokens and decision bodies only, never a PAN or CVC.
  *
  * <p>The contract, run against every backend by one test suite ({@code IdempotencyStoreContract}):

@@ -64,7 +64,7 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
 
     static DatabaseSettings settings(String url) {
         return new DatabaseSettings(url, Optional.of(PostgresServer.USER), Optional.empty(), 16,
-                                    Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(2), false);
+                                    Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(2), Optional.empty());
     }
 
     @Override

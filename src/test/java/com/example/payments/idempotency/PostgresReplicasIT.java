@@ -158,7 +158,20 @@ class PostgresReplicasIT {
                 assertThat(found.statusCode(), is(200));
                 assertThat(found.body(), is(entry.getValue().body()));
             }
-            assertThat(MetricsScrape.of(restarted.healthPort()).sum("authorizer_invocations_total"), is(0.0));
+            MetricsScrape metrics = MetricsScrape.of(restarted.healthPort());
+            assertThat(metrics.sum("authorizer_invocations_total"), is(0.0));
+            assertThat(metrics.sum("database_statement_duration_seconds_count", Map.of("statement", "claim")),
+                       is((double) completed.size()));
+            assertThat(metrics.sum("database_pool_max_connections"), is(10.0));
+            assertThat(metrics.sum("database_pool_connections", Map.of("state", "idle")) > 0, is(true));
+
+            // SIGTERM: the pool closes in the cleanup phase, after the drain, and the process exits 0.
+            restarted.signal("TERM");
+            assertThat(restarted.awaitExit(Duration.ofSeconds(60)), is(0));
+            String output = String.join("\n", restarted.output());
+            int cleanup = output.indexOf("Shutdown phase cleanup");
+            assertThat(output, cleanup >= 0 && output.indexOf("payments-authorization - Shutdown completed", cleanup)
+                               > cleanup, is(true));
         }
     }
 
