@@ -101,9 +101,9 @@ class CloudNativePgComponentTest {
             assertEquals(secret, reference.getName(), () -> expected.getKey() + " reads another Secret than the "
                                                             + "one CloudNativePG generates for the Cluster");
             assertEquals(expected.getValue(), reference.getKey(), expected::getKey);
-            // The Secret appears only once the operator bootstrapped the Cluster: until then the pod exits 2 naming
-            // the key, as with any missing Secret, instead of staying in CreateContainerConfigError.
-            assertEquals(Boolean.TRUE, reference.getOptional(), () -> expected.getKey() + " must be optional");
+            // The operator creates the Secret by itself: the pod waits for it (CreateContainerConfigError, retried by
+            // the kubelet) rather than start without credentials and stay unready until the breaker restarts it.
+            assertEquals(Boolean.FALSE, reference.getOptional(), () -> expected.getKey() + " must not be optional");
         }
     }
 
@@ -134,6 +134,7 @@ class CloudNativePgComponentTest {
         SecretVolumeSource source = overlay.deployment().getSpec().getTemplate().getSpec().getVolumes().stream()
                 .filter(v -> v.getName().equals(mount.getName())).findFirst().orElseThrow().getSecret();
         assertEquals(cluster.getMetadata().getName() + "-ca", source.getSecretName());
+        assertEquals(Boolean.FALSE, source.getOptional(), "the pod waits for the operator's CA like its credentials");
         assertEquals(List.of("ca.crt->" + caFile.getFileName()),
                      source.getItems().stream().map(i -> i.getKey() + "->" + i.getPath()).toList(),
                      "only the CA certificate: the same Secret holds the CA's private key");
