@@ -201,6 +201,15 @@ public final class Database implements AutoCloseable {
         return migrations.done();
     }
 
+    /**
+     * Whether {@link #close()} ran.
+     *
+     * @return {@code true} once the pool is closed
+     */
+    public boolean closed() {
+        return pool.isClosed();
+    }
+
     /** Stops the background migrations (if still retrying) and closes the pool's connections. */
     @Override
     public void close() {

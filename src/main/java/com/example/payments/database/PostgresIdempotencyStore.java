@@ -194,7 +194,8 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
      * @throws UnavailableException when the database cannot be reached
      */
     public int sweep(int batch, int maxBatches) {
-        if (!database.migrated()) {
+        // Not migrated yet, or closed at shutdown while the worker finishes its last run.
+        if (!database.migrated() || database.closed()) {
             return 0;
         }
         int total = 0;
