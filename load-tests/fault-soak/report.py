@@ -5,7 +5,8 @@
 
 Reads what run.sh and client.py wrote: params.json, end.json, events.csv (faults and process events),
 attempts.csv and attempts-verify.csv (one row per request), keys.jsonl (every 201 per key), verify.jsonl (the replay
-and the GETs), issuer-stats.json, store-records.txt (every authorization record the store holds), metrics/*.txt
+and the GETs), issuer-stats.json, store-records.txt (every authorization record the store holds), store-rows.jsonl
+(PostgreSQL: every row of the authorizations table, the system of record), metrics/*.txt
 (each replica's counters scraped before it was killed and at the end) and the replicas' logs.
 """
 import csv
@@ -84,6 +85,8 @@ class Soak:
                 self.records = [line.strip() for line in f if line.strip()]
         except OSError:
             self.records = None
+        rows = os.path.join(run, "store-rows.jsonl")
+        self.rows = read_jsonl(rows) if os.path.exists(rows) else None
         self.invariants = []   # (name, value, expected text, ok)
 
     def check(self, name, value, ok, expected="0"):
@@ -258,8 +261,25 @@ class Soak:
                        len(self.records), len(self.records) == answered, str(answered))
             self.check("store: records whose bytes differ from the key's last 201", wrong, wrong == 0)
 
+        if self.rows is not None:
+            by_ref = {k["reference"]: k["key"] for k in keys}
+            per_ref = Counter(r.get("reference") for r in self.rows)
+            mismatched = 0
+            for r in self.rows:
+                body = without_created_at(final_body.get(by_ref.get(r.get("reference")), "")) or {}
+                if body.get("id") != r.get("id") or body.get("status") != r.get("status") \
+                        or body.get("declineCode") != r.get("decline_code"):
+                    mismatched += 1
+            self.check("system of record: references with more than one authorizations row",
+                       sum(1 for c in per_ref.values() if c > 1), all(c == 1 for c in per_ref.values()))
+            self.check("system of record: authorizations rows = keys answered", len(self.rows),
+                       len(self.rows) == answered, str(answered))
+            self.check("system of record: rows whose id, status or decline code differ from the key's 201",
+                       mismatched, mismatched == 0)
+
         kinds = {f[2] for f in faults}
-        every = ("pause", "pause-past-lease", "store-restart", "sigterm", "sigkill")
+        every = tuple(self.params.get("fault_kinds") or
+                      ("pause", "pause-past-lease", "store-restart", "sigterm", "sigkill"))
         self.check("fault kinds injected at least once (else the run proves less than it claims)",
                    "%d of %d" % (sum(1 for k in every if k in kinds), len(every)), all(k in kinds for k in every),
                    "%d of %d" % (len(every), len(every)))
@@ -324,8 +344,14 @@ class Soak:
           "still renewable when it wakes |" % kinds["pause"])
         w("| pause longer than the lease (%s s) | %d | the lease lapses: a retry elsewhere may claim the key while "
           "the frozen replica still holds its issuer call |" % (p.get("lease_s"), kinds["pause-past-lease"]))
-        w("| store restart | %d | %s: SIGKILL, down 0-3 s, back empty (every key and decision lost) |"
-          % (kinds["store-restart"], p.get("store")))
+        w("| store restart | %d | %s |" % (kinds["store-restart"], {
+            "redis": "redis: SIGKILL, down 0-3 s, back empty (every key and decision lost)",
+            "postgres": "postgres: SIGKILL of the postmaster (its backends exit on their own), down 0-3 s, back after "
+                        "crash recovery with every committed row"}.get(p.get("store"), p.get("store"))))
+        if "store-pause" in p.get("fault_kinds", ()):
+            w("| store pause | %d | the postmaster and every backend SIGSTOPped for 0.5 s to 2 x the lease, then "
+              "SIGCONT: statements time out (`database.statement-timeout`), leases cannot be renewed |"
+              % kinds["store-pause"])
         w("| SIGTERM of a replica | %d | graceful drain; exit statuses: %s |"
           % (kinds["sigterm"], dict(self.exit_statuses("sigterm"))))
         w("| SIGKILL of a replica | %d | no drain, keys held in flight until their lease runs out; exit statuses: "
@@ -409,8 +435,9 @@ class Soak:
           "of requests get a timeout of 0.1-0.8 s instead of 3 s; a retry goes to a random replica, after "
           "`Retry-After` (capped at 2 s) for 409/429/5xx, a backoff for connection errors, at once after a "
           "timeout; a key gives up %s s after its first send. Faults: the first %s s in, then every %s-%s ms, "
-          "drawn in shuffled rounds of the five kinds." % (
-              p.get("double_pct"), p.get("short_timeout_pct"), p.get("key_deadline_s"), p.get("first_fault_s"), *p.get("fault_gap_ms", ["?", "?"])))
+          "drawn in shuffled rounds of the %d kinds." % (
+              p.get("double_pct"), p.get("short_timeout_pct"), p.get("key_deadline_s"), p.get("first_fault_s"),
+              *p.get("fault_gap_ms", ["?", "?"]), len(p.get("fault_kinds") or range(5))))
         w("- Machine: %s cores (%s), shared with other engineers' builds and tests; load average %s at the start, "
           "%s at the end. %s. Loopback only: no network, client, store, simulator and JVMs on the same cores."
           % (p.get("cpus"), p.get("cpu_model"), p.get("loadavg_start"), self.end.get("loadavg_end"),
@@ -422,7 +449,7 @@ class Soak:
         w("|---|---|---|---|---|")
         for start, end_, kind, target, detail, end_detail in d["faults"]:
             w("| %.1f | %s | %s | %s | %d |" % ((start - t0) / 1000, kind, target,
-                                               end_detail if kind == "store-restart" else detail,
+                                               end_detail if kind.startswith("store-") else detail,
                                                self.open_attempts_at(start, target)))
         w("")
         w("Raw results (git-ignored): `load-tests/results/%s/`." % os.path.basename(os.path.normpath(self.run)))

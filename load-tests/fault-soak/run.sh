@@ -4,7 +4,7 @@
 # At the end every payment must have exactly one authorization (one id, one body, found by GET on every replica), and
 # the issuer must have decided each payment once and approved none twice.
 #
-#   load-tests/fault-soak/run.sh [--store redis] [--duration 240] [--keys 4000] [--concurrency 32] [--seed N]
+#   load-tests/fault-soak/run.sh [--store redis|postgres] [--duration 240] [--keys 4000] [--concurrency 32] [--seed N]
 #
 # Writes load-tests/reports/fault-soak-<store>.md (and raw results under load-tests/results/fault-soak-*/) and exits
 # 1 when an invariant breaks, 0 when every one holds, 2 on a usage or setup error. Bounded: the fault window
@@ -14,12 +14,15 @@
 #
 # Faults, drawn in shuffled rounds so every kind comes up: pause a replica (SIGSTOP, SIGCONT 0.5 s to lease - 0.5 s
 # later), pause it longer than the lease (lease + 0.5 s to 2 x lease), restart the store (Redis: SIGKILL, down 0-3 s,
-# back empty: no persistence, every record lost), SIGTERM a replica (graceful drain) and SIGKILL one; a replica that
-# exits is started again on the same ports with the same configuration. FAULT_GAP_MIN_MS / FAULT_GAP_MAX_MS (2000 /
-# 6000) space them; the first comes FIRST_FAULT_S (8) into the run.
+# back empty: no persistence, every record lost; PostgreSQL: SIGKILL of the postmaster, down 0-3 s, back after crash
+# recovery with every committed row), pause the store (PostgreSQL only: SIGSTOP of the postmaster and every backend,
+# 0.5 s to 2 x lease), SIGTERM a replica (graceful drain) and SIGKILL one; a replica that exits is started again on
+# the same ports with the same configuration. FAULT_GAP_MIN_MS / FAULT_GAP_MAX_MS (2000 / 6000) space them; the first
+# comes FIRST_FAULT_S (8) into the run.
 #
 # A new store backend adds three functions, store_<name>_start, store_<name>_restart and store_<name>_stop, plus
-# store_<name>_describe and store_<name>_dump_records (see the redis ones), and nothing else.
+# store_<name>_describe and store_<name>_dump_records (see the redis ones), and optionally store_<name>_pause (a
+# fifth fault kind) and store_<name>_dump_rows (its system-of-record rows), and nothing else.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=../lib/lib.sh
@@ -37,13 +40,12 @@ while [ $# -gt 0 ]; do
     --keys) KEYS=$2; shift 2 ;;
     --concurrency) CONCURRENCY=$2; shift 2 ;;
     --seed) SEED=$2; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 case "$STORE" in
-  redis) ;;
-  postgres) echo "--store postgres: the PostgreSQL backend is not there yet; add store_postgres_* here" >&2; exit 2 ;;
+  redis|postgres) ;;
   in-memory) echo "--store in-memory: each replica would have its own store, so two replicas cannot share keys; the soak needs a shared store" >&2; exit 2 ;;
   *) echo "--store must be redis or postgres, not '$STORE'" >&2; exit 2 ;;
 esac
@@ -52,10 +54,14 @@ esac
 [[ "$CONCURRENCY" =~ ^[0-9]+$ && "$CONCURRENCY" -ge 1 && "$CONCURRENCY" -le 128 ]] || { echo "--concurrency: 1..128" >&2; exit 2; }
 if [ -n "$SEED" ]; then RANDOM=$SEED; fi
 
-# The service under test. Lease floor: in-flight-lease 4 s > authorizer.timeout 2 s + Redis worst case 1.5 s. Drain
-# 5 s > the same 3.5 s; hard deadline 20 s > pre-drain 1 + drain 5 + cleanup 3 s.
+# The service under test. Lease floor: in-flight-lease > authorizer.timeout 2 s + the store's worst case (Redis 1.5 s:
+# lease 4 s, drain 5 s; PostgreSQL with its default database.* timeouts 2 x (0.5 + 1 + 0.25) = 3.5 s: lease 6 s,
+# drain 7 s); the drain exceeds the same sum; hard deadline 20 s > pre-drain 1 + drain + cleanup 3 s.
 REPLICAS=2
-LEASE_S=4
+case "$STORE" in
+  postgres) LEASE_S=6; DRAIN=PT7S ;;
+  *) LEASE_S=4; DRAIN=PT5S ;;
+esac
 AUTHORIZER_TIMEOUT=PT2S
 ISSUER_LATENCY="${ISSUER_LATENCY:-PT0.2S}"    # each issuer call takes 0.2 s + uniform 0..0.6 s: work for faults to hit
 ISSUER_JITTER="${ISSUER_JITTER:-PT0.6S}"
@@ -70,7 +76,7 @@ SERVICE_PROPS=(
   -Dserver.host=127.0.0.1 -Dhealth-server.host=127.0.0.1
   -Dauthorizer.type=http "-Dauthorizer.timeout=$AUTHORIZER_TIMEOUT" "-Didempotency.in-flight-lease=PT${LEASE_S}S"
   -Didempotency.fingerprint-secret=fault-soak-fingerprint-secret
-  -Dshutdown.pre-drain-delay=PT1S -Dshutdown.drain-timeout=PT5S -Dshutdown.cleanup-timeout=PT3S
+  -Dshutdown.pre-drain-delay=PT1S "-Dshutdown.drain-timeout=$DRAIN" -Dshutdown.cleanup-timeout=PT3S
   -Dshutdown.metrics-linger=PT0S -Dshutdown.hard-deadline=PT20S
   # The development key (client.py sends it, merchant m_123) and a merchant quota above the run's keys.
   "-Dauth.api-keys=sha256:9702b04ac8da313c8ec0784e54e26e65016c0a9c0942463b0c6fb9f354071ab8 m_123"
@@ -78,8 +84,14 @@ SERVICE_PROPS=(
 )
 
 lt_ensure_java
-for tool in curl redis-server redis-cli; do
-  command -v "$tool" >/dev/null || { echo "missing: $tool (Debian: apt-get install -y curl redis-server)" >&2; exit 2; }
+# shellcheck source=../lib/postgres.sh
+source "$HERE/../lib/postgres.sh"
+case "$STORE" in
+  redis) STORE_TOOLS=(redis-server redis-cli) ;;
+  postgres) STORE_TOOLS=(); pg_lt_bin >/dev/null || exit 2 ;;
+esac
+for tool in curl "${STORE_TOOLS[@]}"; do
+  command -v "$tool" >/dev/null || { echo "missing: $tool (Debian: apt-get install -y curl redis-server postgresql)" >&2; exit 2; }
 done
 [ -x "$PY" ] || { echo "missing: python3 (Debian: apt-get install -y python3)" >&2; exit 2; }
 lt_ensure_jar
@@ -184,6 +196,60 @@ store_redis_dump_records() {
     | sed 's/^/GET /' | redis-cli -p "$REDIS_PORT" >"$1"
 }
 
+PG_PORT=""
+store_postgres_run() { # (again) on the same data directory and port; retries while the killed server's backends exit
+  local attempt
+  for attempt in $(seq 50); do
+    if pg_lt_run "$RUN/pgdata" "$PG_PORT" "$RUN/postgres.log" -c max_connections=50 2>>"$RUN/postgres-starts.log"; then
+      PID_OF[store]=$PG_LT_PID
+      event store-start postgres "pid=${PID_OF[store]} port=$PG_PORT attempt=$attempt"
+      return 0
+    fi
+    wait "$PG_LT_PID" 2>/dev/null || true
+    sleep 0.2
+  done
+  lt_log "postgres did not start; see $RUN/postgres.log"
+  exit 1
+}
+store_postgres_start() {
+  PG_PORT=$(free_port)
+  pg_lt_init "$RUN/pgdata" || exit 2
+  store_postgres_run
+  pg_lt_prepare "$PG_PORT"
+  read -r -a STORE_PROPS <<<"$(pg_lt_url "$PG_PORT")"
+}
+store_postgres_restart() { # a crash: the postmaster killed, its backends exit on their own, crash recovery at start
+  local down_ms
+  down_ms=$(rand_between 0 3000)
+  signal_tracked KILL store
+  wait_exit store
+  sleep_ms "$down_ms"
+  store_postgres_run
+  STORE_RESTARTED="SIGKILL of the postmaster; down ${down_ms} ms; back after crash recovery"
+}
+store_postgres_backends() { ps -o pid= --ppid "${PID_OF[store]}" 2>/dev/null | tr -d ' '; }
+store_postgres_pause() { # the whole server frozen: the postmaster and every backend; sets STORE_PAUSED
+  local ms pid backends
+  ms=$(rand_between 500 $((LEASE_S * 2000)))
+  backends=$(store_postgres_backends)
+  signal_tracked STOP store
+  for pid in $backends; do kill -STOP "$pid" 2>/dev/null || true; done
+  sleep_ms "$ms"
+  for pid in $backends; do kill -CONT "$pid" 2>/dev/null || true; done
+  signal_tracked CONT store
+  STORE_PAUSED="SIGSTOP of the postmaster and its $(echo "$backends" | wc -w) processes for $ms ms"
+}
+store_postgres_stop() { signal_tracked TERM store; wait_exit store; rm -rf "$RUN/pgdata"; }
+store_postgres_describe() { echo "$("$(pg_lt_bin)/postgres" --version), fsync and synchronous_commit on (defaults)"; }
+store_postgres_dump_records() { # every recorded authorization decision: the exact 201 body, one per line
+  pg_lt_psql "$PG_PORT" -d payments -At \
+    -c "SELECT convert_from(body, 'UTF8') FROM decisions WHERE kind = 'authorization'" >"$1"
+}
+store_postgres_dump_rows() { # the system of record: one JSON object per authorization row
+  pg_lt_psql "$PG_PORT" -d payments -At -c "SELECT json_build_object('id', id, 'attempt_id', attempt_id, \
+    'reference', reference, 'status', status, 'decline_code', decline_code, 'amount', amount) FROM authorizations" >"$1"
+}
+
 # ---- issuer simulator and replicas ----------------------------------------------------------------------------------
 
 start_issuer() {
@@ -256,6 +322,12 @@ fault() { # fault KIND
       event fault-end store "$kind: $STORE_RESTARTED"
       lt_log "fault: $STORE restarted ($STORE_RESTARTED)"
       ;;
+    store-pause)
+      event fault store "$kind"
+      "store_${STORE}_pause"
+      event fault-end store "$kind: $STORE_PAUSED"
+      lt_log "fault: $STORE paused ($STORE_PAUSED)"
+      ;;
     sigterm|sigkill)
       scrape_replica "$n"
       pid=${PID_OF[replica-$n]}
@@ -275,7 +347,7 @@ drive_faults() { # until DURATION seconds after the clients started, in shuffled
   local end=$(( $(lt_now_ms) + DURATION * 1000 )) kinds i j tmp
   sleep "$FIRST_FAULT_S"
   while [ "$(lt_now_ms)" -lt "$end" ]; do
-    kinds=(pause pause-past-lease store-restart sigterm sigkill)
+    kinds=("${FAULT_KINDS[@]}")
     for ((i = ${#kinds[@]} - 1; i > 0; i--)); do
       j=$((RANDOM % (i + 1))); tmp=${kinds[i]}; kinds[i]=${kinds[j]}; kinds[j]=$tmp
     done
@@ -288,6 +360,9 @@ drive_faults() { # until DURATION seconds after the clients started, in shuffled
   done
 }
 
+FAULT_KINDS=(pause pause-past-lease store-restart sigterm sigkill)
+if declare -F "store_${STORE}_pause" >/dev/null; then FAULT_KINDS+=(store-pause); fi
+
 # ---- the run --------------------------------------------------------------------------------------------------------
 
 lt_log "results in $RUN"
@@ -296,7 +371,7 @@ cat >"$RUN/params.json" <<EOF
  "replicas": $REPLICAS, "lease_s": $LEASE_S, "authorizer_timeout": "$AUTHORIZER_TIMEOUT",
  "issuer_latency": "$ISSUER_LATENCY", "issuer_jitter": "$ISSUER_JITTER", "heap": "$HEAP",
  "first_fault_s": $FIRST_FAULT_S, "fault_gap_ms": [$FAULT_GAP_MIN_MS, $FAULT_GAP_MAX_MS],
- "key_deadline_s": $KEY_DEADLINE_S, "double_pct": $DOUBLE_PCT, "short_timeout_pct": $SHORT_TIMEOUT_PCT, "service_props": "$(printf '%s ' "${SERVICE_PROPS[@]}")",
+ "key_deadline_s": $KEY_DEADLINE_S, "fault_kinds": [$(printf '"%s",' "${FAULT_KINDS[@]}" | sed 's/,$//')], "double_pct": $DOUBLE_PCT, "short_timeout_pct": $SHORT_TIMEOUT_PCT, "service_props": "$(printf '%s ' "${SERVICE_PROPS[@]}")",
  "store_description": "$("store_${STORE}_describe")", "jdk": "$("$JAVA_HOME/bin/java" -version 2>&1 | head -1 | tr -d '"')",
  "cpus": $(nproc), "cpu_model": "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')",
  "loadavg_start": "$(cut -d' ' -f1-3 /proc/loadavg)", "started": "$(date -u +%Y-%m-%dT%H:%M:%SZ)"}
@@ -336,6 +411,7 @@ lt_log "verifying: a replay of every key, then GET of its id on every replica"
 event verified
 curl -sf --max-time 5 "http://127.0.0.1:$ISSUER_PORT/stats" >"$RUN/issuer-stats.json"
 "store_${STORE}_dump_records" "$RUN/store-records.txt"
+if declare -F "store_${STORE}_dump_rows" >/dev/null; then "store_${STORE}_dump_rows" "$RUN/store-rows.jsonl"; fi
 for n in $(seq 1 "$REPLICAS"); do scrape_replica "$n"; done
 
 # Final graceful stops, so that every replica's last shutdown is in the results too.

@@ -144,7 +144,7 @@ load() {
 
 # measure <contender> <label>: prints the RESULT line plus cpu_us (server CPU per request, microseconds)
 measure() {
-  local contender=$1 label=$2 script=load-tests/redis-vs-in-memory/post-new-keys.lua path=/ redis_pid=""
+  local contender=$1 label=$2 script=load-tests/lib/post-new-keys.lua path=/ redis_pid=""
   case $contender in
   product) start_product "$label" ;;
   redis)
@@ -175,7 +175,7 @@ idle_cpu() {
   start_product "$label" -Xmx8g
   local held=0
   while [ "$held" -lt "$records" ]; do
-    load load-tests/redis-vs-in-memory/post-new-keys.lua "$BUSINESS" "fill-$RANDOM" 10s >/dev/null
+    load load-tests/lib/post-new-keys.lua "$BUSINESS" "fill-$RANDOM" 10s >/dev/null
     held=$(curl -s "http://127.0.0.1:$HEALTH/metrics" \
            | sed -n 's/^idempotency_requests_total{.*outcome="new".*} \([0-9.E]*\)$/\1/p' \
            | awk '{ printf "%d", $1 }')
@@ -234,8 +234,8 @@ HOT=""
 ALLOC=""
 if [ "$PROFILE" = 1 ]; then
   start_product profile -XX:StartFlightRecording=filename="$WORK/product.jfr",settings=profile
-  load load-tests/redis-vs-in-memory/post-new-keys.lua "$BUSINESS" "profile-warmup-$RANDOM" "$WARMUP" >/dev/null
-  load load-tests/redis-vs-in-memory/post-new-keys.lua "$BUSINESS" "profile-$RANDOM" "$DURATION" >/dev/null
+  load load-tests/lib/post-new-keys.lua "$BUSINESS" "profile-warmup-$RANDOM" "$WARMUP" >/dev/null
+  load load-tests/lib/post-new-keys.lua "$BUSINESS" "profile-$RANDOM" "$DURATION" >/dev/null
   jcmd_out=$("${JAVA_HOME:+$JAVA_HOME/bin/}jcmd" "$PID" JFR.dump filename="$WORK/product.jfr" 2>&1 || true)
   kill -TERM "$PID"
   wait "$PID" 2>/dev/null || true

@@ -106,7 +106,7 @@ for run in $(seq "$RUNS"); do
     esac
     boot "$mode-$run" "${opts[@]}"
     ready=$READY
-    first=$(wrk -t1 -c"$CONNECTIONS" -d"$FIRST_LOAD" -s load-tests/redis-vs-in-memory/post-new-keys.lua "http://127.0.0.1:$BUSINESS" \
+    first=$(wrk -t1 -c"$CONNECTIONS" -d"$FIRST_LOAD" -s load-tests/lib/post-new-keys.lua "http://127.0.0.1:$BUSINESS" \
             -- "first-$mode-$run-$RANDOM" | grep '^RESULT')
     stop
     status=$STATUS

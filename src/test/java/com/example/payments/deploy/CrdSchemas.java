@@ -4,14 +4,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
- * The field names that the prometheus-operator CRDs (monitoring.coreos.com/v1, operator 0.93) accept for the two
- * kinds this project renders, PodMonitor and PrometheusRule. A CRD's structural schema prunes unknown fields without
- * a word, so a misspelled {@code podMetricEndpoints} would leave a PodMonitor that scrapes nothing.
+ * The field names that the CRDs of the custom resources this project renders accept: PodMonitor and PrometheusRule
+ * (prometheus-operator, monitoring.coreos.com/v1, operator 0.93) and Cluster (CloudNativePG, postgresql.cnpg.io/v1,
+ * copied from the openAPIV3Schema of {@code config/crd/bases/postgresql.cnpg.io_clusters.yaml} of operator 1.28.4).
+ * A CRD's structural schema prunes unknown fields without a word, so a misspelled {@code podMetricEndpoints} would
+ * leave a PodMonitor that scrapes nothing, and a misspelled {@code synchronus} a Cluster that replicates
+ * asynchronously.
  *
- * <p>Paths use {@code []} for array items; a path listed in {@link #FREE_MAPS} holds arbitrary keys (labels, params).
- * Extend {@link #FIELDS} when you use a field not listed (the operator's API reference lists them all).
+ * <p>Paths use {@code []} for array items; a path listed in {@link #FREE_MAPS} holds arbitrary keys (labels, params);
+ * a path in {@link #ENUMS} holds one of the values its CRD enumerates. Extend {@link #FIELDS} when you use a field not
+ * listed (the operator's API reference, or its CRD, lists them all).
  */
 final class CrdSchemas {
 
@@ -56,6 +61,36 @@ final class CrdSchemas {
             Map.entry(ENDPOINT + ".tlsConfig.cert.configMap", SECRET_KEY),
             Map.entry(ENDPOINT + ".tlsConfig.cert.secret", SECRET_KEY),
             Map.entry(ENDPOINT + ".tlsConfig.keySecret", SECRET_KEY),
+            Map.entry("Cluster:", Set.of("apiVersion", "kind", "metadata", "spec")),
+            Map.entry("Cluster:spec", Set.of("affinity", "backup", "bootstrap", "certificates", "description",
+                    "enablePDB", "enableSuperuserAccess", "env", "envFrom", "ephemeralVolumeSource",
+                    "ephemeralVolumesSizeLimit", "externalClusters", "failoverDelay", "imageCatalogRef", "imageName",
+                    "imagePullPolicy", "imagePullSecrets", "inheritedMetadata", "instances", "livenessProbeTimeout",
+                    "logLevel", "managed", "maxSyncReplicas", "minSyncReplicas", "monitoring",
+                    "nodeMaintenanceWindow", "plugins", "podSecurityContext", "postgresGID", "postgresUID",
+                    "postgresql", "primaryUpdateMethod", "primaryUpdateStrategy", "priorityClassName", "probes",
+                    "projectedVolumeTemplate", "replica", "replicationSlots", "resources", "schedulerName",
+                    "seccompProfile", "securityContext", "serviceAccountTemplate", "smartShutdownTimeout",
+                    "startDelay", "stopDelay", "storage", "superuserSecret", "switchoverDelay", "tablespaces",
+                    "topologySpreadConstraints", "walStorage")),
+            Map.entry("Cluster:spec.bootstrap", Set.of("initdb", "pg_basebackup", "recovery")),
+            Map.entry("Cluster:spec.bootstrap.initdb", Set.of("builtinLocale", "dataChecksums", "database",
+                    "encoding", "icuLocale", "icuRules", "import", "locale", "localeCType", "localeCollate",
+                    "localeProvider", "options", "owner", "postInitApplicationSQL", "postInitApplicationSQLRefs",
+                    "postInitSQL", "postInitSQLRefs", "postInitTemplateSQL", "postInitTemplateSQLRefs", "secret",
+                    "walSegmentSize")),
+            Map.entry("Cluster:spec.postgresql", Set.of("enableAlterSystem", "extensions", "ldap", "parameters",
+                    "pg_hba", "pg_ident", "promotionTimeout", "shared_preload_libraries",
+                    "syncReplicaElectionConstraint", "synchronous")),
+            Map.entry("Cluster:spec.postgresql.synchronous", Set.of("dataDurability", "failoverQuorum",
+                    "maxStandbyNamesFromCluster", "method", "number", "standbyNamesPost", "standbyNamesPre")),
+            Map.entry("Cluster:spec.affinity", Set.of("additionalPodAffinity", "additionalPodAntiAffinity",
+                    "enablePodAntiAffinity", "nodeAffinity", "nodeSelector", "podAntiAffinityType", "tolerations",
+                    "topologyKey")),
+            Map.entry("Cluster:spec.storage", Set.of("pvcTemplate", "resizeInUseVolumes", "size", "storageClass")),
+            Map.entry("Cluster:spec.walStorage", Set.of("pvcTemplate", "resizeInUseVolumes", "size", "storageClass")),
+            Map.entry("Cluster:spec.resources", Set.of("claims", "limits", "requests")),
+            Map.entry("Cluster:spec.inheritedMetadata", Set.of("annotations", "labels")),
             Map.entry("PrometheusRule:", Set.of("apiVersion", "kind", "metadata", "spec")),
             Map.entry("PrometheusRule:spec", Set.of("groups")),
             Map.entry("PrometheusRule:spec.groups[]", Set.of("interval", "labels", "limit", "name",
@@ -66,7 +101,17 @@ final class CrdSchemas {
     private static final Set<String> FREE_MAPS = Set.of(
             "PodMonitor:spec.selector.matchLabels", ENDPOINT + ".params", ENDPOINT + ".proxyConnectHeader",
             "PrometheusRule:spec.groups[].labels", "PrometheusRule:spec.groups[].rules[].labels",
-            "PrometheusRule:spec.groups[].rules[].annotations");
+            "PrometheusRule:spec.groups[].rules[].annotations", "Cluster:spec.postgresql.parameters",
+            "Cluster:spec.resources.requests", "Cluster:spec.resources.limits", "Cluster:spec.inheritedMetadata.labels",
+            "Cluster:spec.inheritedMetadata.annotations");
+
+    /** Fields whose CRD lists the values it accepts (the API server rejects any other). */
+    private static final Map<String, Set<String>> ENUMS = Map.of(
+            "Cluster:spec.primaryUpdateStrategy", Set.of("unsupervised", "supervised"),
+            "Cluster:spec.primaryUpdateMethod", Set.of("switchover", "restart"),
+            "Cluster:spec.postgresql.synchronous.method", Set.of("any", "first"),
+            "Cluster:spec.postgresql.synchronous.dataDurability", Set.of("required", "preferred"),
+            "Cluster:spec.affinity.podAntiAffinityType", Set.of("preferred", "required"));
 
     private CrdSchemas() {
     }
@@ -74,9 +119,9 @@ final class CrdSchemas {
     /**
      * Unknown fields of a CRD object below its metadata (checked as a typed {@code ObjectMeta} by the caller).
      *
-     * @param kind   {@code PodMonitor} or {@code PrometheusRule}; any other kind is reported as unknown
+     * @param kind   {@code PodMonitor}, {@code PrometheusRule} or {@code Cluster}; any other kind is reported as unknown
      * @param fields the object's top-level fields other than apiVersion, kind and metadata, as maps and lists
-     * @return paths of unknown fields, e.g. {@code spec.podMetricEndpoints}
+     * @return paths of unknown fields, e.g. {@code spec.podMetricEndpoints}, and of values outside an enumeration
      */
     static List<String> unknownFields(String kind, Map<String, Object> fields) {
         List<String> found = new ArrayList<>();
@@ -96,7 +141,14 @@ final class CrdSchemas {
             }
             return;
         }
-        if (!(node instanceof Map<?, ?> map) || FREE_MAPS.contains(schemaPath)) {
+        if (!(node instanceof Map<?, ?> map)) {
+            Set<String> values = ENUMS.get(schemaPath);
+            if (values != null && !values.contains(String.valueOf(node))) {
+                found.add(path + " = " + node + " (allowed: " + new TreeSet<>(values) + ")");
+            }
+            return;
+        }
+        if (FREE_MAPS.contains(schemaPath)) {
             return;
         }
         Set<String> allowed = FIELDS.get(schemaPath);

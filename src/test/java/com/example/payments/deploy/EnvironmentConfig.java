@@ -34,10 +34,17 @@ import io.helidon.config.ConfigSources;
  */
 final class EnvironmentConfig {
 
-    /** Container environment variables that carry secrets, and the config key Helidon maps each one to. */
+    /**
+     * Container environment variables that carry secrets, and the config key Helidon maps each one to. Read from a
+     * Secret in every overlay; the CloudNativePG component sets {@code DATABASE_URL} as a value (a URL without
+     * credentials), which this class reads too.
+     */
     static final Map<String, String> SECRET_ENV_KEYS = Map.of(
             "IDEMPOTENCY_FINGERPRINT_SECRET", "idempotency.fingerprint-secret",
-            "IDEMPOTENCY_REDIS_URI", "idempotency.redis.uri");
+            "IDEMPOTENCY_REDIS_URI", "idempotency.redis.uri",
+            "DATABASE_URL", "database.url",
+            "DATABASE_USERNAME", "database.username",
+            "DATABASE_PASSWORD", "database.password");
 
     private final String fileContent;
     private final Config config;
@@ -190,11 +197,15 @@ final class EnvironmentConfig {
 
     /**
      * Values a real environment's Secrets would supply, for tests that need the service to accept the configuration:
-     * a fingerprint secret, the store's URI with its credentials, and a file of API key hashes holding one freshly
-     * generated key (in no file of this repository), at a temporary path standing in for the Secret's mount.
+     * a fingerprint secret, the database's URL (staging and prod run {@code idempotency.store: postgres}), and a file
+     * of API key hashes holding one freshly generated key (in no file of this repository), at a temporary path
+     * standing in for the Secret's mount. Each one is required at startup. The database's username and password are
+     * not here: the service accepts a password only from the environment variable {@code DATABASE_PASSWORD} (a
+     * Secret), which a test cannot set in its own JVM, and a wrong or missing one shows at the first connection, as
+     * readiness 503 naming {@code database}, not at startup.
      *
      * @param dir where the stand-in key file is written
-     * @return config key to value: {@code idempotency.fingerprint-secret}, {@code idempotency.redis.uri},
+     * @return config key to value: {@code idempotency.fingerprint-secret}, {@code database.url},
      *         {@code auth.api-keys-file}
      */
     static Map<String, String> standInSecrets(Path dir) {
@@ -213,7 +224,7 @@ final class EnvironmentConfig {
             Path file = Files.createTempFile(dir, "api-keys", "");
             Files.writeString(file, apiKeys + "\n");
             return Map.of("idempotency.fingerprint-secret", "stand-in-for-a-real-secret-of-32-chars",
-                          "idempotency.redis.uri", "rediss://payments-authorization:stand-in@redis.example.com:6380/0",
+                          "database.url", "jdbc:postgresql://postgres.example.com:5432/payments?sslmode=verify-full",
                           "auth.api-keys-file", file.toString());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -229,10 +240,13 @@ final class EnvironmentConfig {
     private static Map<String, String> secretValues(RenderedOverlay overlay) {
         Map<String, String> values = new LinkedHashMap<>();
         for (EnvVar env : overlay.container().getEnv()) {
+            String key = SECRET_ENV_KEYS.get(env.getName());
+            if (key != null && env.getValue() != null) {
+                values.put(key, env.getValue());
+            }
             if (env.getValueFrom() == null || env.getValueFrom().getSecretKeyRef() == null) {
                 continue;
             }
-            String key = SECRET_ENV_KEYS.get(env.getName());
             if (key == null) {
                 throw new AssertionError("Secret-backed variable " + env.getName() + " maps to no known config key: "
                                          + "add it to EnvironmentConfig.SECRET_ENV_KEYS");

@@ -19,6 +19,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.anyOf;
 import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.startsWith;
@@ -40,7 +41,8 @@ class OverlayManifestsTest {
 
     /** Config roots of the service: an environment variable under one of them overrides the mounted file. */
     private static final List<String> CONFIG_ROOT_PREFIXES =
-            List.of("SERVER_", "HEALTH_", "SHUTDOWN_", "IDEMPOTENCY_", "AUTHORIZER_", "LOGGING_", "METRICS_");
+            List.of("SERVER_", "HEALTH_", "SHUTDOWN_", "IDEMPOTENCY_", "AUTHORIZER_", "LOGGING_", "METRICS_",
+                    "DATABASE_");
 
     @ParameterizedTest
     @MethodSource("com.example.payments.deploy.Environments#all")
@@ -136,7 +138,7 @@ class OverlayManifestsTest {
 
     @ParameterizedTest
     @MethodSource("com.example.payments.deploy.Environments#all")
-    void severalReplicasShareTheirIdempotencyKeysThroughRedis(String environment) {
+    void severalReplicasShareTheirIdempotencyKeysThroughASharedStore(String environment) {
         RenderedOverlay overlay = RenderedOverlay.of(environment);
         Deployment deployment = overlay.deployment();
         int maxReplicas = overlay.optional(HorizontalPodAutoscaler.class)
@@ -144,10 +146,18 @@ class OverlayManifestsTest {
                 .orElseGet(() -> deployment.getSpec().getReplicas() == null ? 1 : deployment.getSpec().getReplicas());
 
         if (maxReplicas > 1) {
-            assertEquals("redis", EnvironmentConfig.of(overlay).string("idempotency.store"),
-                         () -> environment + " runs up to " + maxReplicas + " replicas: with in-memory idempotency a "
-                               + "retry that lands on another pod authorizes twice");
+            assertThat(environment + " runs up to " + maxReplicas + " replicas: with in-memory idempotency a retry "
+                       + "that lands on another pod authorizes twice",
+                       EnvironmentConfig.of(overlay).string("idempotency.store"), anyOf(is("postgres"), is("redis")));
         }
+    }
+
+    @ParameterizedTest
+    @MethodSource("com.example.payments.deploy.Environments#productionLike")
+    void productionLikeEnvironmentsKeepTheirPaymentsInPostgres(String environment) {
+        assertEquals("postgres", EnvironmentConfig.of(RenderedOverlay.of(environment)).string("idempotency.store"),
+                     () -> environment + ": the system of record is PostgreSQL (docs/backends.md); Redis forgets "
+                           + "payments after its retention and loses what a failover did not replicate");
     }
 
     @ParameterizedTest
