@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 import com.example.payments.testing.Http;
+import com.example.payments.testing.BuiltJar;
 import com.example.payments.testing.ServiceProcess;
 
 import org.junit.jupiter.api.Test;
@@ -144,11 +145,12 @@ class ConfigurationErrorsIT {
         Files.writeString(apiKeys, "sha256:" + "3c".repeat(32) + " m_123\n");
         ServiceProcess.Exited exited = ServiceProcess.runToExit(Map.of(), Map.of(
                 "APP_CONFIG_FILE", "config/prod/config.yaml", "AUTH_API_KEYS_FILE", apiKeys.toString(),
-                "IDEMPOTENCY_REDIS_URI", "redis://127.0.0.1:1"));
+                "DATABASE_URL", "jdbc:postgresql://127.0.0.1:1/payments", "DATABASE_USERNAME", "payments",
+                "DATABASE_PASSWORD", "not-a-real-password"));
         assertThat(exited.output().toString(), exited.status(), is(2));
         assertThat(exited.output().stream().filter(line -> line.startsWith("Invalid configuration: ")).toList(),
                    is(List.of("Invalid configuration: idempotency.fingerprint-secret: missing with app.environment "
-                              + "prod, idempotency.store redis and authorizer.type http; allowed: a secret of at least "
+                              + "prod, idempotency.store postgres and authorizer.type http; allowed: a secret of at least "
                               + "16 characters, the same on every replica (the Secret payments-authorization-secrets "
                               + "as IDEMPOTENCY_FINGERPRINT_SECRET; config/dev/config.yaml for dev). Only dev with the "
                               + "in-memory store and the rule-based authorizer runs without one")));
@@ -159,7 +161,7 @@ class ConfigurationErrorsIT {
         // README's quick start, exactly: java -jar target/payments-authorization.jar (ports 0 here), no test settings.
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                                        "-Dserver.port=0", "-Dhealth-server.port=0", "-jar",
-                                       "target/payments-authorization.jar");
+                                       BuiltJar.path().toString());
         try (ServiceProcess service = ServiceProcess.launch(command, Map.of(), Duration.ofSeconds(30))) {
             service.awaitReady(Duration.ofSeconds(30));
             assertThat(service.output().stream().anyMatch(line -> line.contains(
