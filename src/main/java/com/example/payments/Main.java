@@ -69,6 +69,8 @@ import io.helidon.webserver.http.HttpRouting;
  * <p>Configuration sources, highest priority first: system properties, environment variables, the YAML file named by
  * {@code APP_CONFIG_FILE}, then {@code application.yaml} on the classpath. A configuration mistake prints one line
  * naming the key and the allowed range and exits with status 2.
+ *
+ * <p>Size: the composition root builds and wires every component, on purpose in one place.
  */
 public final class Main {
 

@@ -34,6 +34,8 @@ import io.lettuce.core.resource.ClientResources;
  * up. A command whose answer was lost with the connection is never re-sent (at most once). Lettuce reconnects in the
  * background (every second at most); if Redis was unreachable when the service started, the next call after a second
  * tries again, so the process recovers by itself either way.
+ *
+ * <p>Size: the connection, the replica-ack pool and their fail-fast bounds share one lifecycle.
  */
 public final class RedisConnection implements AutoCloseable {
 

@@ -36,6 +36,8 @@ import io.helidon.webserver.WebServer;
  * Every deadline is created when the phase it bounds begins (a deadline created at startup would have expired
  * long before the signal). Nothing interrupts an in-flight request before the drain timeout. The hard deadline,
  * created at the signal, halts the process with status 1 and names the phase that hung.
+ *
+ * <p>Size: the phases above run in order here, one method each; splitting them would hide the order.
  */
 public final class ShutdownSequence {
 
