@@ -28,7 +28,7 @@ import com.example.payments.health.HealthState;
 import com.example.payments.health.Heartbeat;
 import com.example.payments.health.LoopbackProber;
 import com.example.payments.health.MetricsHead;
-import com.example.payments.health.StartupGate;
+import com.example.payments.health.StartupGateFilter;
 import com.example.payments.health.WorkerWatchdog;
 import com.example.payments.http.AllowedMethodsFilter;
 import com.example.payments.http.ConnectionCloseFilter;
@@ -40,7 +40,7 @@ import com.example.payments.idempotency.IdempotencyRegistry;
 import com.example.payments.idempotency.IdempotencySettings;
 import com.example.payments.idempotency.IdempotentOperation;
 import com.example.payments.idempotency.RequestIdentities;
-import com.example.payments.lifecycle.InFlightRequests;
+import com.example.payments.lifecycle.InFlightCountingFilter;
 import com.example.payments.lifecycle.PeriodicWorker;
 import com.example.payments.lifecycle.ShutdownSequence;
 import com.example.payments.lifecycle.Signals;
@@ -216,7 +216,7 @@ public final class Main {
                 settings.authorizer(), Clock.systemUTC(), meters, authFailures);
         AuthenticationFilter authentication = AuthenticationFilter.create(authenticator, authFailures,
                                                                           Set.of(PING));
-        InFlightRequests inFlight = InFlightRequests.create(meters);
+        InFlightCountingFilter inFlight = InFlightCountingFilter.create(meters);
 
         Listeners.requireFileDescriptors(settings.http());
         RequestDeadlines businessDeadlines = RequestDeadlines.start("business", settings.http().headerTimeout(),
@@ -290,7 +290,7 @@ public final class Main {
      * @param authentication the authentication filter
      * @param authorizations the API
      */
-    static void businessRouting(HttpRouting.Builder routing, HealthState state, InFlightRequests inFlight,
+    static void businessRouting(HttpRouting.Builder routing, HealthState state, InFlightCountingFilter inFlight,
                                 MeterRegistry meters, RequestDeadlines deadlines, AuthenticationFilter authentication,
                                 AuthorizationService authorizations) {
         Map<String, List<Method>> resources = new LinkedHashMap<>(AuthorizationService.RESOURCES);
@@ -300,9 +300,9 @@ public final class Main {
                 .addFilter(ConnectionCloseFilter.create(state::draining))
                 .addFilter(inFlight)
                 .addFilter(RequestMetricsFilter.create(meters))
-                .addFilter(deadlines.bodies())
+                .addFilter(deadlines.bodyDeadlineFilter())
                 .addFilter(AllowedMethodsFilter.create(resources))
-                .addFilter(StartupGate.create(state))
+                .addFilter(StartupGateFilter.create(state))
                 .addFilter(authentication)
                 // The cheapest possible proof of life for the loopback prober: touches nothing, needs no credentials.
                 .route(Method.predicate(Method.GET, Method.HEAD), PathMatchers.exact(PING),

@@ -47,7 +47,7 @@ public final class ShutdownSequence {
     private final HealthState state;
     private final WebServer business;
     private final WebServer health;
-    private final InFlightRequests inFlight;
+    private final InFlightCountingFilter inFlight;
     private final IntSupplier closeHalfSent;
     private final IdempotencyRegistry registry;
     private final List<PeriodicWorker> workers;
@@ -184,7 +184,7 @@ public final class ShutdownSequence {
         private HealthState state;
         private WebServer business;
         private WebServer health;
-        private InFlightRequests inFlight;
+        private InFlightCountingFilter inFlight;
         private IntSupplier closeHalfSent = () -> 0;
         private IdempotencyRegistry registry;
         private MeterRegistry meters;
@@ -228,7 +228,7 @@ public final class ShutdownSequence {
          * @param inFlight the business listener's in-flight counter, which the drain waits on
          * @return this builder
          */
-        public Builder inFlight(InFlightRequests inFlight) {
+        public Builder inFlight(InFlightCountingFilter inFlight) {
             this.inFlight = inFlight;
             return this;
         }
