@@ -1,4 +1,4 @@
-package com.example.payments.idempotency;
+package com.example.payments.redis;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -11,6 +11,7 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 
 import com.example.payments.idempotency.IdempotencySettings.RedisSettings;
+import com.example.payments.idempotency.IdempotencyStore;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;

@@ -1,9 +1,18 @@
-package com.example.payments.idempotency;
+package com.example.payments.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+
+import com.example.payments.idempotency.Claim;
+import com.example.payments.idempotency.Decision;
+import com.example.payments.idempotency.DecisionKey;
+import com.example.payments.idempotency.IdempotencyStore;
+import com.example.payments.idempotency.Identity;
+import com.example.payments.idempotency.Quota;
+import com.example.payments.idempotency.Recorded;
+import com.example.payments.idempotency.RequestIdentities;
 
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
