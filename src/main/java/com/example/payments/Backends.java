@@ -22,9 +22,9 @@ import com.example.payments.idempotency.Decision;
 import com.example.payments.idempotency.IdempotencySettings;
 import com.example.payments.idempotency.IdempotencyStore;
 import com.example.payments.idempotency.InMemoryIdempotencyStore;
-import com.example.payments.idempotency.RedisConnection;
-import com.example.payments.idempotency.RedisIdempotencyStore;
-import com.example.payments.idempotency.RedisReadinessCheck;
+import com.example.payments.redis.RedisConnection;
+import com.example.payments.redis.RedisIdempotencyStore;
+import com.example.payments.redis.RedisReadinessCheck;
 
 import io.helidon.health.HealthCheck;
 import io.helidon.metrics.api.MeterRegistry;

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,7 +29,7 @@ import com.example.payments.health.HealthState;
 import com.example.payments.health.Heartbeat;
 import com.example.payments.health.LoopbackProber;
 import com.example.payments.health.MetricsHead;
-import com.example.payments.health.StartupGate;
+import com.example.payments.health.StartupGateFilter;
 import com.example.payments.health.WorkerWatchdog;
 import com.example.payments.http.AllowedMethodsFilter;
 import com.example.payments.http.ConnectionCloseFilter;
@@ -40,7 +41,7 @@ import com.example.payments.idempotency.IdempotencyRegistry;
 import com.example.payments.idempotency.IdempotencySettings;
 import com.example.payments.idempotency.IdempotentOperation;
 import com.example.payments.idempotency.RequestIdentities;
-import com.example.payments.lifecycle.InFlightRequests;
+import com.example.payments.lifecycle.InFlightCountingFilter;
 import com.example.payments.lifecycle.PeriodicWorker;
 import com.example.payments.lifecycle.ShutdownSequence;
 import com.example.payments.lifecycle.Signals;
@@ -69,6 +70,8 @@ import io.helidon.webserver.http.HttpRouting;
  * <p>Configuration sources, highest priority first: system properties, environment variables, the YAML file named by
  * {@code APP_CONFIG_FILE}, then {@code application.yaml} on the classpath. A configuration mistake prints one line
  * naming the key and the allowed range and exits with status 2.
+ *
+ * <p>Size: the composition root builds and wires every component, on purpose in one place.
  */
 public final class Main {
 
@@ -214,7 +217,7 @@ public final class Main {
                 settings.authorizer(), Clock.systemUTC(), meters, authFailures);
         AuthenticationFilter authentication = AuthenticationFilter.create(authenticator, authFailures,
                                                                           Set.of(PING));
-        InFlightRequests inFlight = InFlightRequests.create(meters);
+        InFlightCountingFilter inFlight = InFlightCountingFilter.create(meters);
 
         Listeners.requireFileDescriptors(settings.http());
         RequestDeadlines businessDeadlines = RequestDeadlines.start("business", settings.http().headerTimeout(),
@@ -241,6 +244,14 @@ public final class Main {
 
         LoopbackProber prober = LoopbackProber.create(state, Listeners.pingUri(config, business.port()),
                                                       settings.health());
+        // The one list of what the cleanup phase closes, by name: the shutdown sequence and stopForTests close these.
+        Map<String, AutoCloseable> resources = new LinkedHashMap<>();
+        resources.put("authorizer", authorizations);
+        resources.put("idempotency-registry", registry);
+        resources.put("dependency-checks", dependencies);
+        resources.put("tracing", tracing);
+        resources.putAll(backends.resources());
+        resources.putAll(issuer.resources());
         ShutdownSequence.Builder sequence = ShutdownSequence.builder()
                 .settings(settings.shutdown())
                 .state(state)
@@ -249,15 +260,10 @@ public final class Main {
                 .halfSentRequests(businessDeadlines::closeHalfSent)
                 .registry(registry)
                 .closeWhenDrainBegins("loopback-prober", prober)
-                .addResource("authorizer", authorizations)
-                .addResource("idempotency-registry", registry)
-                .addResource("dependency-checks", dependencies)
-                .addResource("tracing", tracing)
-                .addDiscoveredResources()
                 .meters(meters);
+        resources.forEach(sequence::addResource);
+        sequence.addDiscoveredResources();
         workers.forEach(sequence::addWorker);
-        backends.resources().forEach(sequence::addResource);
-        issuer.resources().forEach(sequence::addResource);
         ShutdownSequence shutdown = sequence.build();
         // The signal handlers go in before anything can report ready: a SIGTERM between the first 200 on
         // /health/ready and their installation would hit the JVM's default handler and skip the drain.
@@ -266,11 +272,8 @@ public final class Main {
         // Routes are registered, dependencies wired; once the warm-up ran, startup completes with the first successful
         // loopback probe.
         WarmUp.start(settings, meters, state::draining, state::markWired);
-        List<AutoCloseable> resources = new ArrayList<>(List.of(prober, authorizations, registry, dependencies,
-                                                                businessDeadlines, healthDeadlines, tracing));
-        resources.addAll(backends.resources().values());
-        resources.addAll(issuer.resources().values());
-        return new Running(business, health, state, shutdown, meters, List.copyOf(resources));
+        return new Running(business, health, state, shutdown, meters, Collections.unmodifiableMap(resources),
+                           List.of(prober, businessDeadlines, healthDeadlines));
     }
 
     /**
@@ -288,7 +291,7 @@ public final class Main {
      * @param authentication the authentication filter
      * @param authorizations the API
      */
-    static void businessRouting(HttpRouting.Builder routing, HealthState state, InFlightRequests inFlight,
+    static void businessRouting(HttpRouting.Builder routing, HealthState state, InFlightCountingFilter inFlight,
                                 MeterRegistry meters, RequestDeadlines deadlines, AuthenticationFilter authentication,
                                 AuthorizationService authorizations) {
         Map<String, List<Method>> resources = new LinkedHashMap<>(AuthorizationService.RESOURCES);
@@ -298,9 +301,9 @@ public final class Main {
                 .addFilter(ConnectionCloseFilter.create(state::draining))
                 .addFilter(inFlight)
                 .addFilter(RequestMetricsFilter.create(meters))
-                .addFilter(deadlines.bodies())
+                .addFilter(deadlines.bodyDeadlineFilter())
                 .addFilter(AllowedMethodsFilter.create(resources))
-                .addFilter(StartupGate.create(state))
+                .addFilter(StartupGateFilter.create(state))
                 .addFilter(authentication)
                 // The cheapest possible proof of life for the loopback prober: touches nothing, needs no credentials.
                 .route(Method.predicate(Method.GET, Method.HEAD), PathMatchers.exact(PING),
@@ -365,10 +368,14 @@ public final class Main {
      * @param state     health flags
      * @param shutdown  the SIGTERM sequence
      * @param meters    metrics registry
-     * @param resources closed by {@link #stopForTests()}
+     * @param resources the resources the shutdown sequence closes in its cleanup phase, by name, in registration
+     *                  order; {@link #stopForTests()} closes the same ones
+     * @param listenerHelpers not in the cleanup phase: the loopback prober (the sequence closes it when the drain
+     *                  begins) and the request-deadline watchers (they end with the process); {@link #stopForTests()}
+     *                  closes them first
      */
     record Running(WebServer business, WebServer health, HealthState state, ShutdownSequence shutdown,
-                   MeterRegistry meters, List<AutoCloseable> resources) {
+                   MeterRegistry meters, Map<String, AutoCloseable> resources, List<AutoCloseable> listenerHelpers) {
 
         /**
          * Stops both listeners, closes resources and removes every meter, without the shutdown sequence (in-JVM tests
@@ -378,7 +385,9 @@ public final class Main {
             business.stop();
             health.stop();
             meters.meters().forEach(meters::remove);
-            for (AutoCloseable resource : resources) {
+            List<AutoCloseable> all = new ArrayList<>(listenerHelpers);
+            all.addAll(resources.values());
+            for (AutoCloseable resource : all) {
                 try {
                     resource.close();
                 } catch (Exception ignored) {

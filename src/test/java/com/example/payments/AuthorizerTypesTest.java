@@ -49,7 +49,7 @@ class AuthorizerTypesTest {
             assertThat(response.body(), containsString("\"type\":\"https://payments.example.com/problems/"
                                                        + "issuer-unavailable\""));
             assertThat(service.metric("authorizer_invocations_total", Map.of("outcome", "unknown")), is(1.0));
-            assertThat(service.running().resources().stream().map(Object::getClass).toList(),
+            assertThat(service.running().resources().values().stream().map(Object::getClass).toList(),
                        hasItem(HttpAuthorizer.class));
         }
     }

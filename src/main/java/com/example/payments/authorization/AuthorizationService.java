@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 import com.example.payments.authentication.AuthFailures;
@@ -84,10 +85,17 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
      * @param meters     metrics registry
      * @param failures   answers and counts the 403 of a caller naming another merchant
      * @return the service
+     * @throws NullPointerException if an argument is null; the message names the parameter
      */
     public static AuthorizationService create(IdempotentOperation operation, Authorizer authorizer,
                                               AuthorizerSettings settings, Clock clock, MeterRegistry meters,
                                               AuthFailures failures) {
+        Objects.requireNonNull(operation, "operation");
+        Objects.requireNonNull(authorizer, "authorizer");
+        Objects.requireNonNull(settings, "settings");
+        Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(meters, "meters");
+        Objects.requireNonNull(failures, "failures");
         return new AuthorizationService(operation, new BoundedAuthorizer(authorizer, settings.timeout(), meters),
                                         clock, meters, failures);
     }

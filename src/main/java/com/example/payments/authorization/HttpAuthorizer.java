@@ -60,6 +60,8 @@ import io.opentelemetry.context.Context;
  *     {@code issuer-client}), after the drain, so no in-flight call loses its connection.</li>
  *     <li><b>No card data in logs or exception messages</b>: the PAN and CVC live only in the request body.</li>
  * </ul>
+ *
+ * <p>Size: request building, status mapping and timeouts of the issuer call are the one contract listed above.
  */
 public final class HttpAuthorizer implements Authorizer, AutoCloseable {
 

@@ -19,6 +19,8 @@ import io.helidon.config.Config;
  *
  * <p>Durations are ISO-8601 ({@code PT0.5S}, {@code PT10S}, {@code PT24H}), in whole milliseconds, at most
  * {@link #MAX_DURATION} (a year: longer is a typo, and sums of such values would overflow).
+ *
+ * <p>Size: one typed reader per kind of value (durations, sizes, enums, lists), all sharing one error wording.
  */
 public final class ConfigValues {
 

@@ -36,6 +36,8 @@ import io.helidon.metrics.api.Timer;
  *     {@code renew}, {@code record}, {@code release}, {@code find}, {@code sweep}, {@code ping}.</li>
  * </ul>
  * Closed in the cleanup phase of the shutdown (resource {@code database-pool}).
+ *
+ * <p>Size: the pool, its settings, its migrations and its per-statement metrics share one lifecycle.
  */
 public final class Database implements AutoCloseable {
 

@@ -40,6 +40,8 @@ import com.example.payments.idempotency.Recorded;
  * transaction-scoped advisory lock on the key, claims of one merchant by the row lock of its quota counts. Tokens
  * are the database clock in microseconds, or one more than the key's last token. Every call is bounded
  * ({@link DatabaseSettings#worstCall()}).
+ *
+ * <p>Size: the six store operations, their SQL calls and row mapping implement one contract together.
  */
 public final class PostgresIdempotencyStore implements IdempotencyStore {
 

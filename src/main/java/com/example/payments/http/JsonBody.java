@@ -32,6 +32,8 @@ import io.helidon.webserver.http.ServerRequest;
  * and one would be replayed as the other; an unpaired surrogate would turn into {@code ?} the same way when encoded.
  * Error details name the field (a JSON pointer, only when its names are plain identifiers) and the byte offset, and
  * never quote the input: a parser message can quote a card number or a CVC.
+ *
+ * <p>Size: the strict UTF-8, surrogate and field-naming checks share the byte-offset bookkeeping of one read.
  */
 public final class JsonBody {
 

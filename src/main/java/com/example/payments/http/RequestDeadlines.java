@@ -99,7 +99,7 @@ public final class RequestDeadlines implements AutoCloseable {
      *
      * @return the filter; register it after the request metrics filter, which then records a late body as 408
      */
-    public Filter bodies() {
+    public Filter bodyDeadlineFilter() {
         return this::filterBody;
     }
 

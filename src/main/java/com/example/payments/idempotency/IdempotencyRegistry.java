@@ -44,6 +44,8 @@ import io.opentelemetry.context.Scope;
  * {@code idempotency_keys_released_total{reason}} and {@code idempotency_quota_total{outcome}} ({@code allowed},
  * {@code in_flight_exceeded}, {@code records_exceeded}: each claim that took a key anew, or that the merchant's
  * {@link Quota} refused).
+ *
+ * <p>Size: claims, leases, renewals and releases all work on the one table of held keys.
  */
 public final class IdempotencyRegistry implements AutoCloseable {
 

@@ -36,6 +36,8 @@ import io.helidon.webserver.http.ServerResponse;
  *
  * <p>The promise: every answer that carries a decision is built from the recorded decision, so every answer for one
  * key is byte-identical; the work runs only after a claim, under a lease that covers it.
+ *
+ * <p>Size: the claim-to-status flow and its replay rules are one state machine, kept in one place.
  */
 public final class IdempotentOperation {
 

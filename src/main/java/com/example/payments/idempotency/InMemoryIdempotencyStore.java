@@ -27,6 +27,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * queued in expiry order ({@link PriorityBlockingQueue}, O(log n) per expiry set), and {@link #sweep()} takes only
  * the queue's due head. A queued expiry that a later one replaced (a renewed lease, a completed or re-claimed key) is
  * dropped when it comes due, after the record itself is checked: the record, not the queue, decides what is expired.
+ *
+ * <p>Size: the whole store contract (claims, quotas, decisions, sweep) works on one map, one compute per key.
  */
 public final class InMemoryIdempotencyStore implements IdempotencyStore {
 

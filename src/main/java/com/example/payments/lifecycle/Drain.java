@@ -53,7 +53,7 @@ final class Drain {
      *         {@link #CLOSE_GRACE} after the deadline
      * @throws InterruptedException when the sequence thread is interrupted
      */
-    static int run(WebServer business, InFlightRequests inFlight, IntSupplier closeHalfSent, Duration timeout,
+    static int run(WebServer business, InFlightCountingFilter inFlight, IntSupplier closeHalfSent, Duration timeout,
                    LongConsumer started) throws InterruptedException {
         // Created now, when the drain begins: a deadline created at startup would have expired before the signal.
         long start = System.nanoTime();

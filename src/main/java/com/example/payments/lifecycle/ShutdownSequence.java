@@ -36,6 +36,8 @@ import io.helidon.webserver.WebServer;
  * Every deadline is created when the phase it bounds begins (a deadline created at startup would have expired
  * long before the signal). Nothing interrupts an in-flight request before the drain timeout. The hard deadline,
  * created at the signal, halts the process with status 1 and names the phase that hung.
+ *
+ * <p>Size: the phases above run in order here, one method each; splitting them would hide the order.
  */
 public final class ShutdownSequence {
 
@@ -45,7 +47,7 @@ public final class ShutdownSequence {
     private final HealthState state;
     private final WebServer business;
     private final WebServer health;
-    private final InFlightRequests inFlight;
+    private final InFlightCountingFilter inFlight;
     private final IntSupplier closeHalfSent;
     private final IdempotencyRegistry registry;
     private final List<PeriodicWorker> workers;
@@ -182,7 +184,7 @@ public final class ShutdownSequence {
         private HealthState state;
         private WebServer business;
         private WebServer health;
-        private InFlightRequests inFlight;
+        private InFlightCountingFilter inFlight;
         private IntSupplier closeHalfSent = () -> 0;
         private IdempotencyRegistry registry;
         private MeterRegistry meters;
@@ -226,7 +228,7 @@ public final class ShutdownSequence {
          * @param inFlight the business listener's in-flight counter, which the drain waits on
          * @return this builder
          */
-        public Builder inFlight(InFlightRequests inFlight) {
+        public Builder inFlight(InFlightCountingFilter inFlight) {
             this.inFlight = inFlight;
             return this;
         }

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
+import com.example.payments.redis.RedisConnection;
 import com.example.payments.testing.Http;
 import com.example.payments.testing.MetricsScrape;
 import com.example.payments.testing.RedisServer;

@@ -4,6 +4,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
+import com.example.payments.redis.RedisConnection;
+import com.example.payments.redis.RedisIdempotencyStore;
+import com.example.payments.redis.RedisReadinessCheck;
 import com.example.payments.testing.RedisServer;
 
 import io.helidon.health.HealthCheckResponse;

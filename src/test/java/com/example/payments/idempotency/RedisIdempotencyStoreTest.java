@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
+import com.example.payments.redis.RedisConnection;
+import com.example.payments.redis.RedisIdempotencyStore;
 import com.example.payments.testing.RedisServer;
 
 import org.junit.jupiter.api.AfterAll;

@@ -9,6 +9,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import com.example.payments.redis.RedisConnection;
+import com.example.payments.redis.RedisIdempotencyStore;
 import com.example.payments.testing.RedisServer;
 
 import org.junit.jupiter.api.Test;

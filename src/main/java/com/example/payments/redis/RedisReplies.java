@@ -1,4 +1,4 @@
-package com.example.payments.idempotency;
+package com.example.payments.redis;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package com.example.payments.idempotency;
+package com.example.payments.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -19,9 +19,9 @@ import static org.hamcrest.Matchers.lessThan;
 import static org.mockito.Mockito.doAnswer;
 import static org.mockito.Mockito.mock;
 
-class InFlightRequestsTest {
+class InFlightCountingFilterTest {
 
-    private final InFlightRequests inFlight = InFlightRequests.create(mock(MeterRegistry.class));
+    private final InFlightCountingFilter inFlight = InFlightCountingFilter.create(mock(MeterRegistry.class));
     private final CountDownLatch release = new CountDownLatch(1);
 
     @AfterEach

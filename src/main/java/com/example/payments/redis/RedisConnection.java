@@ -1,4 +1,4 @@
-package com.example.payments.idempotency;
+package com.example.payments.redis;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -11,6 +11,7 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 
 import com.example.payments.idempotency.IdempotencySettings.RedisSettings;
+import com.example.payments.idempotency.IdempotencyStore;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
@@ -34,6 +35,8 @@ import io.lettuce.core.resource.ClientResources;
  * up. A command whose answer was lost with the connection is never re-sent (at most once). Lettuce reconnects in the
  * background (every second at most); if Redis was unreachable when the service started, the next call after a second
  * tries again, so the process recovers by itself either way.
+ *
+ * <p>Size: the connection, the replica-ack pool and their fail-fast bounds share one lifecycle.
  */
 public final class RedisConnection implements AutoCloseable {
 

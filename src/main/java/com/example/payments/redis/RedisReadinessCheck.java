@@ -1,6 +1,8 @@
-package com.example.payments.idempotency;
+package com.example.payments.redis;
 
 import java.time.Duration;
+
+import com.example.payments.idempotency.IdempotencyStore;
 
 import io.helidon.health.HealthCheck;
 import io.helidon.health.HealthCheckResponse;

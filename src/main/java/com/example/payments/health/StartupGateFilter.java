@@ -12,11 +12,11 @@ import io.helidon.webserver.http.RoutingResponse;
  * {@code Retry-After}: {@code /ping} must answer, because the first successful loopback probe is what completes
  * startup.
  */
-public final class StartupGate implements Filter {
+public final class StartupGateFilter implements Filter {
 
     private final HealthState state;
 
-    private StartupGate(HealthState state) {
+    private StartupGateFilter(HealthState state) {
         this.state = state;
     }
 
@@ -26,8 +26,8 @@ public final class StartupGate implements Filter {
      * @param state where startup completion is read
      * @return the filter
      */
-    public static StartupGate create(HealthState state) {
-        return new StartupGate(state);
+    public static StartupGateFilter create(HealthState state) {
+        return new StartupGateFilter(state);
     }
 
     @Override

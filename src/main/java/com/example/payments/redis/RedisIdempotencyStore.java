@@ -1,9 +1,18 @@
-package com.example.payments.idempotency;
+package com.example.payments.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+
+import com.example.payments.idempotency.Claim;
+import com.example.payments.idempotency.Decision;
+import com.example.payments.idempotency.DecisionKey;
+import com.example.payments.idempotency.IdempotencyStore;
+import com.example.payments.idempotency.Identity;
+import com.example.payments.idempotency.Quota;
+import com.example.payments.idempotency.Recorded;
+import com.example.payments.idempotency.RequestIdentities;
 
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
@@ -31,6 +40,8 @@ import io.lettuce.core.SetArgs;
  * empty. If the record-and-complete script itself is refused (an ACL, a read-only replica), the decision is written
  * alone with {@code SET NX GET} and the key is left for the next claim to recover. With {@code idempotency.redis.min-replicas-ack} above 0, a claim and a recording wait for that many
  * replicas; a claim they do not confirm is released again and refused ({@link UnavailableException}).
+ *
+ * <p>Size: each store operation is a script call plus the mapping of its reply, all on one connection.
  */
 public final class RedisIdempotencyStore implements IdempotencyStore {
 

@@ -17,13 +17,13 @@ import io.helidon.webserver.http.RoutingResponse;
  * drain wait for the count to reach zero. The waiter is woken by the request that brings the count to zero, so the
  * exit follows the last response immediately, with no polling interval added to it.
  */
-public final class InFlightRequests implements Filter {
+public final class InFlightCountingFilter implements Filter {
 
     private final AtomicInteger count = new AtomicInteger();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition idle = lock.newCondition();
 
-    private InFlightRequests(MeterRegistry meters) {
+    private InFlightCountingFilter(MeterRegistry meters) {
         meters.getOrCreate(Gauge.builder("http_in_flight_requests", count, AtomicInteger::get)
                                    .description("Requests being handled on the business listener"));
     }
@@ -34,8 +34,8 @@ public final class InFlightRequests implements Filter {
      * @param meters registry
      * @return the filter; register it first on the business routing
      */
-    public static InFlightRequests create(MeterRegistry meters) {
-        return new InFlightRequests(meters);
+    public static InFlightCountingFilter create(MeterRegistry meters) {
+        return new InFlightCountingFilter(meters);
     }
 
     @Override

@@ -13,7 +13,7 @@ import static org.hamcrest.Matchers.is;
 /**
  * Until startup is complete, business routes other than /ping answer 503 problem with Retry-After.
  */
-class StartupGateTest {
+class StartupGateFilterTest {
 
     @Test
     void businessRoutesWaitForStartupButPingAnswers() throws Exception {
@@ -22,7 +22,7 @@ class StartupGateTest {
                 .port(0)
                 .featuresDiscoverServices(false)
                 .shutdownHook(false)
-                .routing(routing -> routing.addFilter(StartupGate.create(state))
+                .routing(routing -> routing.addFilter(StartupGateFilter.create(state))
                         .get("/ping", (req, res) -> res.send("pong"))
                         .get("/v1/authorizations/{id}", (req, res) -> res.send("found")))
                 .build()

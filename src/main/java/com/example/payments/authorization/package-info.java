@@ -1,0 +1,2 @@
+/** The authorization operation: request validation, the authorizer (rules or HTTP issuer) and its bounded call. */
+package com.example.payments.authorization;

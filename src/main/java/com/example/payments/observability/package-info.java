@@ -1,0 +1,2 @@
+/** Access log, request metrics and tracing of business requests. */
+package com.example.payments.observability;

@@ -1,0 +1,38 @@
+package com.example.payments.authorization;
+
+import java.time.Clock;
+
+import com.example.payments.authentication.AuthFailures;
+import com.example.payments.idempotency.IdempotentOperation;
+
+import io.helidon.metrics.api.MeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.mockito.Mockito.mock;
+
+/** A forker wiring the service gets the missing argument named at startup, not a null deep in a request. */
+class AuthorizationServiceCreateTest {
+
+    private final IdempotentOperation operation = mock(IdempotentOperation.class);
+    private final Authorizer authorizer = mock(Authorizer.class);
+    private final AuthorizerSettings settings = mock(AuthorizerSettings.class);
+    private final Clock clock = Clock.systemUTC();
+    private final MeterRegistry meters = mock(MeterRegistry.class);
+    private final AuthFailures failures = mock(AuthFailures.class);
+
+    @Test
+    void everyArgumentIsRequiredAndNamed() {
+        assertNamed("operation", () -> AuthorizationService.create(null, authorizer, settings, clock, meters, failures));
+        assertNamed("authorizer", () -> AuthorizationService.create(operation, null, settings, clock, meters, failures));
+        assertNamed("settings", () -> AuthorizationService.create(operation, authorizer, null, clock, meters, failures));
+        assertNamed("clock", () -> AuthorizationService.create(operation, authorizer, settings, null, meters, failures));
+        assertNamed("meters", () -> AuthorizationService.create(operation, authorizer, settings, clock, null, failures));
+        assertNamed("failures", () -> AuthorizationService.create(operation, authorizer, settings, clock, meters, null));
+    }
+
+    private static void assertNamed(String parameter, org.junit.jupiter.api.function.Executable call) {
+        assertEquals(parameter, assertThrows(NullPointerException.class, call).getMessage());
+    }
+}
