@@ -443,3 +443,43 @@ lt_end_run() {
     tail -c +$((LT_HAPROXY_LOG_OFFSET + 1)) "$LT_HAPROXY_LOG" >"$LT_RUN_DIR/haproxy.log"
   fi
 }
+
+# ---- Gatling: the open-model client of the rolling-restart benchmark (load-tests/rolling-restart/gatling) ----
+# Gatling's Java DSL through its Maven plugin, in a Maven project of its own. Same per-request CSV as loadgen.py.
+LT_GATLING_DIR="$LT_DIR/rolling-restart/gatling"
+LT_CLIENT_PID=""
+
+# lt_gatling_build: resolves Gatling (Maven Central) and compiles the simulation once; runs then go offline.
+lt_gatling_build() {
+  lt_log "building the Gatling simulation ($LT_GATLING_DIR)"
+  (cd "$LT_GATLING_DIR" && mvn -B -q test-compile) >"$LT_RESULTS/gatling-build.log" 2>&1 \
+    || { lt_log "Gatling build failed; see $LT_RESULTS/gatling-build.log"; exit 1; }
+}
+
+# lt_gatling_start RATE DURATION_S OUT.csv [KEY_PREFIX]: one Gatling run in the background (LT_CLIENT_PID); returns
+# once the first request is on its way (Maven and Gatling take a few seconds to start).
+lt_gatling_start() {
+  local rate=$1 duration=$2 out=$3 prefix=${4:-lt$(lt_now_ms)}
+  rm -f "$out"
+  (cd "$LT_GATLING_DIR" && exec mvn -B -q -o gatling:test -Dlt.port="$LT_HAPROXY_PORT" -Dlt.rate="$rate" \
+      -Dlt.duration="$duration" -Dlt.out="$out" -Dlt.keyPrefix="$prefix" -Dgatling.noReports=true \
+      -Dgatling.resultsFolder="$(dirname "$out")/gatling" -Dgatling.runDescription="$rate-rps") \
+    >"${out%.csv}.gatling.log" 2>&1 &
+  LT_CLIENT_PID=$!
+  LT_PIDS+=("$LT_CLIENT_PID")
+  local _
+  for _ in $(seq 1 600); do
+    [ "$(stat -c %s "$out" 2>/dev/null || echo 0)" -gt 100 ] && { lt_event loadgen-start "" "rate=$rate"; return 0; }
+    kill -0 "$LT_CLIENT_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  lt_log "Gatling did not start sending; see ${out%.csv}.gatling.log"
+  exit 1
+}
+
+# lt_gatling_wait: waits for the Gatling run to finish (its duration is fixed up front).
+lt_gatling_wait() {
+  wait "$LT_CLIENT_PID" || lt_log "Gatling exited with status $? (KO requests make it fail; the CSV has them)"
+  lt_event loadgen-stop
+  lt_event loadavg "" "$(cut -d' ' -f1 /proc/loadavg)"
+}
