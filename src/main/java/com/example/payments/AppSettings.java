@@ -27,10 +27,11 @@ import io.helidon.config.Config;
  * @param environment  {@code app.environment}: {@code dev} (default), {@code staging} or {@code prod}; staging and
  *                     prod refuse test-only settings ({@link EnvironmentRules})
  * @param auth         {@code auth.*}: the API keys
+ * @param warmUp       {@code warm-up.*}: the synthetic requests sent before startup completes
  */
 record AppSettings(int businessPort, int healthPort, HealthSettings health, ShutdownSettings shutdown,
                    IdempotencySettings idempotency, AuthorizerSettings authorizer, HttpSettings http,
-                   LogFormat logFormat, Environment environment, AuthSettings auth) {
+                   LogFormat logFormat, Environment environment, AuthSettings auth, WarmUpSettings warmUp) {
 
     /** {@code logging.format}. */
     enum LogFormat { TEXT, JSON }
@@ -68,7 +69,8 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
                 HttpSettings.create(values),
                 values.oneOf("logging.format", LogFormat.class, LogFormat.TEXT),
                 values.oneOf("app.environment", Environment.class, Environment.DEV),
-                AuthSettings.create(values));
+                AuthSettings.create(values),
+                WarmUpSettings.create(values));
         // After the listener keys this service reads itself (port, connection caps, idle timeouts), so that their
         // mistakes are reported with their own allowed ranges rather than Helidon's.
         ListenerConfigs.check(config);

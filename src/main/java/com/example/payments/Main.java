@@ -234,8 +234,9 @@ public final class Main {
         // /health/ready and their installation would hit the JVM's default handler and skip the drain.
         signalHandling.accept(shutdown);
         prober.start();
-        // Routes are registered, dependencies wired; startup completes with the first successful loopback probe.
-        state.markWired();
+        // Routes are registered, dependencies wired; once the warm-up ran, startup completes with the first successful
+        // loopback probe.
+        WarmUp.start(settings, meters, state::draining, state::markWired);
         List<AutoCloseable> resources = new ArrayList<>(List.of(prober, authorizations, registry, dependencies,
                                                                 businessDeadlines, healthDeadlines));
         resources.addAll(backends.resources().values());

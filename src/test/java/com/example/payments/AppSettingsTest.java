@@ -86,6 +86,8 @@ class AppSettingsTest {
             + "range; allowed: an integer from 1 to 10000",
             "auth.api-keys#sha256:abc m_1#auth.api-keys: entry 1 is malformed; allowed: one 'sha256:<64 hex digits> "
             + "<merchant-id>' per line, the merchant id 1 to 64 characters of A-Z, a-z, 0-9, '.', '_', '-'",
+            "warm-up.requests#-1#warm-up.requests: '-1' is out of range; allowed: an integer from 0 to 100000",
+            "warm-up.timeout#PT0S#warm-up.timeout: 'PT0S' is not allowed; allowed: a duration > PT0S",
             "auth.api-keys-file#/nonexistent/api-keys#auth.api-keys-file: '/nonexistent/api-keys' cannot be read "
             + "(NoSuchFileException); allowed: a readable file of API key hashes, e.g. the Secret "
             + "payments-authorization-api-keys mounted at /etc/payments-authorization-api-keys"})

@@ -24,12 +24,14 @@ final class AuthorizeWork {
 
     private final BoundedAuthorizer authorizer;
     private final Clock clock;
-    private final MeterRegistry meters;
+    private final Counter approved;
+    private final Counter declined;
 
     AuthorizeWork(BoundedAuthorizer authorizer, Clock clock, MeterRegistry meters) {
         this.authorizer = authorizer;
         this.clock = clock;
-        this.meters = meters;
+        this.approved = counter(meters, "APPROVED");
+        this.declined = counter(meters, "DECLINED");
     }
 
     /**
@@ -61,8 +63,12 @@ final class AuthorizeWork {
     }
 
     private void count(Authorization authorization) {
-        meters.getOrCreate(Counter.builder("authorizations")
-                                   .tags(List.of(Tag.create("status", authorization.status().toLowerCase(Locale.ROOT))))
-                                   .description("Recorded authorization decisions by status")).increment();
+        ("APPROVED".equals(authorization.status()) ? approved : declined).increment();
+    }
+
+    private static Counter counter(MeterRegistry meters, String status) {
+        return meters.getOrCreate(Counter.builder("authorizations")
+                                          .tags(List.of(Tag.create("status", status.toLowerCase(Locale.ROOT))))
+                                          .description("Recorded authorization decisions by status"));
     }
 }

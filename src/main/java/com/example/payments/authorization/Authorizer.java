@@ -23,6 +23,17 @@ public interface Authorizer {
     Decision authorize(AuthorizationAttempt attempt) throws IssuerUnavailableException, InterruptedException;
 
     /**
+     * Whether a call may block: network I/O, a sleep, a wait for another thread. A call that cannot block (it decides
+     * from the attempt and memory alone) cannot outlast {@code authorizer.timeout}, so it is made on the request's own
+     * virtual thread, without a hop to another thread to bound it.
+     *
+     * @return {@code true} (the default) to run every call on a thread of its own, bounded by the timeout
+     */
+    default boolean blocks() {
+        return true;
+    }
+
+    /**
      * The issuer's answer.
      *
      * @param approved    {@code true} to approve

@@ -76,6 +76,9 @@ final class BoundedAuthorizer implements AutoCloseable {
      */
     Outcome authorize(AuthorizationAttempt attempt) throws InterruptedException {
         long start = System.nanoTime();
+        if (!delegate.blocks()) {
+            return here(attempt, start);
+        }
         Future<Authorizer.Decision> call = executor.submit(() -> delegate.authorize(attempt));
         try {
             return decided(call.get(timeout.toMillis(), TimeUnit.MILLISECONDS), start);
@@ -90,12 +93,8 @@ final class BoundedAuthorizer implements AutoCloseable {
                        timeout.toMillis(), attempt.attemptId());
             return new TimedOut();
         } catch (ExecutionException e) {
-            unknown.record(start);
-            String reason = e.getCause() instanceof Authorizer.IssuerUnavailableException issuer
-                    ? issuer.getMessage() : e.getCause().getClass().getSimpleName();
-            LOGGER.log(Level.WARNING, "Authorizer failed, attempt {0}: {1}; outcome unknown", attempt.attemptId(),
-                       reason);
-            return new Failed(reason);
+            return failed(attempt, e.getCause() instanceof Authorizer.IssuerUnavailableException issuer
+                    ? issuer.getMessage() : e.getCause().getClass().getSimpleName(), start);
         } catch (InterruptedException e) {
             if (call.state() == Future.State.SUCCESS) {
                 // The issuer had decided when the drain interrupted the wait: keep the decision, so that it is
@@ -106,6 +105,27 @@ final class BoundedAuthorizer implements AutoCloseable {
             unknown.record(start);
             throw e;
         }
+    }
+
+    // A call that cannot block, on the request's own thread: it cannot outlast the timeout, and a drain that
+    // interrupts the request finds it decided (as a blocking call decided when the interrupt came).
+    private Outcome here(AuthorizationAttempt attempt, long start) throws InterruptedException {
+        try {
+            return decided(delegate.authorize(attempt), start);
+        } catch (Authorizer.IssuerUnavailableException e) {
+            return failed(attempt, e.getMessage(), start);
+        } catch (InterruptedException e) {
+            unknown.record(start);
+            throw e;
+        } catch (RuntimeException e) {
+            return failed(attempt, e.getClass().getSimpleName(), start);
+        }
+    }
+
+    private Failed failed(AuthorizationAttempt attempt, String reason, long start) {
+        unknown.record(start);
+        LOGGER.log(Level.WARNING, "Authorizer failed, attempt {0}: {1}; outcome unknown", attempt.attemptId(), reason);
+        return new Failed(reason);
     }
 
     private Decided decided(Authorizer.Decision decision, long startNanos) {

@@ -19,9 +19,11 @@ import io.helidon.metrics.api.MeterRegistry;
 public final class RuleBasedAuthorizer implements Authorizer {
 
     private final SimulatedIssuer issuer;
+    private final boolean blocks;
 
-    private RuleBasedAuthorizer(SimulatedIssuer issuer) {
+    private RuleBasedAuthorizer(SimulatedIssuer issuer, boolean blocks) {
         this.issuer = issuer;
+        this.blocks = blocks;
     }
 
     /**
@@ -32,7 +34,19 @@ public final class RuleBasedAuthorizer implements Authorizer {
      * @return the authorizer
      */
     public static RuleBasedAuthorizer create(AuthorizerSettings settings, MeterRegistry meters) {
-        return new RuleBasedAuthorizer(SimulatedIssuer.create(settings.ruleBased(), meters));
+        return new RuleBasedAuthorizer(SimulatedIssuer.create(settings.ruleBased(), meters),
+                                       !settings.ruleBased().latency().isZero()
+                                       || !settings.ruleBased().jitter().isZero());
+    }
+
+    /**
+     * Blocks only with a simulated latency: without one, a decision is a lookup in memory.
+     *
+     * @return {@code true} when {@code authorizer.simulated-latency} or its jitter is set
+     */
+    @Override
+    public boolean blocks() {
+        return blocks;
     }
 
     @Override

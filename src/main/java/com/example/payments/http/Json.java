@@ -1,6 +1,8 @@
 package com.example.payments.http;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.util.JsonRecyclerPools;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -15,7 +17,12 @@ public final class Json {
 
     // Strict parsing: trailing content and duplicate keys are errors, so that this service and every proxy, WAF or
     // log pipeline in front of it read the same request (with duplicates, each parser may keep a different value).
-    private static final ObjectMapper MAPPER = JsonMapper.builder()
+    // Buffers from one shared pool: Jackson's default pool is per thread, and every request runs on a virtual thread
+    // of its own, so each parse and each serialization would allocate fresh buffers.
+    private static final ObjectMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
+                                                                          .recyclerPool(JsonRecyclerPools
+                                                                                  .sharedConcurrentDequePool())
+                                                                          .build())
             .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)

@@ -107,29 +107,26 @@ public final class JsonBody {
             return new Invalid(FieldError.body("#", "the body starts with a byte order mark; send UTF-8 JSON "
                                                     + "without one (RFC 8259 section 8.1)"));
         }
-        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT);
-        ByteBuffer in = ByteBuffer.wrap(bytes);
-        CharBuffer out = CharBuffer.allocate(bytes.length);
-        CoderResult result = decoder.decode(in, out, true);
-        if (!result.isError()) {
-            result = decoder.flush(out);
+        // Plain ASCII (nearly every request) is valid UTF-8 by construction: only other bodies pay for the strict
+        // decoder, which needs a char buffer as large as the body.
+        if (!isAscii(bytes)) {
+            Invalid notUtf8 = notStrictUtf8(bytes);
+            if (notUtf8 != null) {
+                return notUtf8;
+            }
         }
-        if (result.isError()) {
-            int offset = in.position();
-            String prefix = out.flip().toString();
-            return new Invalid(FieldError.body(pointerAtEnd(prefix), "not valid UTF-8 (byte " + offset
-                    + " of the body); request bodies are UTF-8 JSON (RFC 8259 section 8.1)"));
-        }
-        String text = out.flip().toString();
         JsonNode json;
         try {
-            json = Json.mapper().readTree(text);
+            // From the bytes: Jackson's UTF-8 parser reads the array in place, with no Reader and no char buffer
+            // of its own per request (buffers come from the mapper's shared pool, see Json).
+            json = Json.mapper().readTree(bytes);
         } catch (JsonProcessingException e) {
             JsonLocation at = e.getLocation();
             String where = at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")";
             return new Invalid(FieldError.body("#", "the body is not valid JSON" + where));
+        } catch (IOException e) {
+            // Reading an array in memory does no I/O; Jackson declares it anyway.
+            return new Invalid(FieldError.body("#", "the body is not valid JSON"));
         }
         if (json == null || json.isMissingNode()) {
             return new Invalid(FieldError.body("#", "the body must be a JSON object"));
@@ -140,6 +137,35 @@ public final class JsonBody {
                     + "escape, which is not a Unicode character (RFC 8259 section 8.2)"));
         }
         return new Parsed(json);
+    }
+
+    private static boolean isAscii(byte[] bytes) {
+        for (byte b : bytes) {
+            if (b < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // Strict UTF-8 (no replacement of bad bytes): the problem naming where the first bad byte is, or null when valid.
+    private static Invalid notStrictUtf8(byte[] bytes) {
+        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        CharBuffer out = CharBuffer.allocate(bytes.length);
+        CoderResult result = decoder.decode(in, out, true);
+        if (!result.isError()) {
+            result = decoder.flush(out);
+        }
+        if (!result.isError()) {
+            return null;
+        }
+        int offset = in.position();
+        String prefix = out.flip().toString();
+        return new Invalid(FieldError.body(pointerAtEnd(prefix), "not valid UTF-8 (byte " + offset
+                + " of the body); request bodies are UTF-8 JSON (RFC 8259 section 8.1)"));
     }
 
     // Pointer of the value being read where the text ends (the text is the body up to a bad byte).

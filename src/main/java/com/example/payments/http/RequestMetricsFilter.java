@@ -2,7 +2,9 @@ package com.example.payments.http;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.helidon.metrics.api.MeterRegistry;
 import io.helidon.metrics.api.Tag;
@@ -30,6 +32,12 @@ public final class RequestMetricsFilter implements Filter {
                                                             "OPTIONS", "TRACE", "CONNECT");
 
     private final MeterRegistry meters;
+    // Each series' timer, created at its first request and held: a registry lookup builds a meter id (tags, name,
+    // description) every time. Bounded like the series: known methods x route templates x status codes.
+    private final Map<Series, Timer> timers = new ConcurrentHashMap<>();
+
+    private record Series(String method, String route, int status) {
+    }
 
     private RequestMetricsFilter(MeterRegistry meters) {
         this.meters = meters;
@@ -66,15 +74,20 @@ public final class RequestMetricsFilter implements Filter {
         try {
             chain.proceed();
         } finally {
-            meters.getOrCreate(Timer.builder("http_server_request_duration")
-                                       .baseUnit(java.util.concurrent.TimeUnit.SECONDS)
-                                       .tags(List.of(Tag.create("method", method(req)),
-                                                     Tag.create("route", req.matchingPattern().orElse("unmatched")),
-                                                     Tag.create("status", String.valueOf(res.status().code()))))
-                                       .description("Business request duration")
-                                       .percentiles(new double[0])
-                                       .buckets(BUCKETS))
+            timers.computeIfAbsent(new Series(method(req), req.matchingPattern().orElse("unmatched"),
+                                              res.status().code()), this::timer)
                     .record(Duration.ofNanos(System.nanoTime() - start));
         }
+    }
+
+    private Timer timer(Series series) {
+        return meters.getOrCreate(Timer.builder("http_server_request_duration")
+                                          .baseUnit(java.util.concurrent.TimeUnit.SECONDS)
+                                          .tags(List.of(Tag.create("method", series.method()),
+                                                        Tag.create("route", series.route()),
+                                                        Tag.create("status", String.valueOf(series.status()))))
+                                          .description("Business request duration")
+                                          .percentiles(new double[0])
+                                          .buckets(BUCKETS));
     }
 }

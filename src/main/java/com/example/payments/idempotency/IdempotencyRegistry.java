@@ -68,6 +68,7 @@ public final class IdempotencyRegistry implements AutoCloseable {
     }
 
     private final IdempotencyStore store;
+    private final boolean storeBlocks;
     private final Duration lease;
     private final Duration retention;
     private final Duration recordBound;
@@ -78,10 +79,14 @@ public final class IdempotencyRegistry implements AutoCloseable {
     private final MeterRegistry meters;
     private final Map<ReleaseReason, Counter> released = new EnumMap<>(ReleaseReason.class);
     private final AtomicLong releases = new AtomicLong();
+    // Counters by outcome, created at first use and held: a registry lookup per request builds a meter id each time.
+    private final Map<String, Counter> requestCounters = new ConcurrentHashMap<>();
+    private final Map<String, Counter> quotaCounters = new ConcurrentHashMap<>();
 
     private IdempotencyRegistry(IdempotencyStore store, Duration lease, Duration retention, Duration recordBound,
                                 Quota quota, MeterRegistry meters) {
         this.store = store;
+        this.storeBlocks = !(store instanceof InMemoryIdempotencyStore);
         this.lease = lease;
         this.retention = retention;
         this.recordBound = recordBound;
@@ -329,10 +334,16 @@ public final class IdempotencyRegistry implements AutoCloseable {
         }
     }
 
+    // A store in this process's memory neither blocks nor notices an interrupt: its calls run on the request thread.
+    // Every other one (a client library over the network) gets the hop below.
+    //
     // A store call bounded by the store's own timeouts, run on a virtual thread of its own and waited for without
     // giving in to interrupts: an interrupted thread makes Lettuce fail at once ("Command interrupted"), and a key
     // whose release failed that way would stay IN_FLIGHT for a whole lease.
     private <T> T offRequestThread(Callable<T> call) {
+        if (!storeBlocks) {
+            return callHere(call);
+        }
         Future<T> future;
         try {
             future = storeCalls.submit(call);
@@ -371,15 +382,17 @@ public final class IdempotencyRegistry implements AutoCloseable {
     }
 
     private Counter quotaCounter(String outcome) {
-        return meters.getOrCreate(Counter.builder("idempotency_quota")
-                                          .tags(List.of(Tag.create("outcome", outcome)))
-                                          .description("New idempotency claims by merchant-quota outcome"));
+        return quotaCounters.computeIfAbsent(outcome, o -> meters.getOrCreate(
+                Counter.builder("idempotency_quota")
+                        .tags(List.of(Tag.create("outcome", o)))
+                        .description("New idempotency claims by merchant-quota outcome")));
     }
 
     private void count(String outcome) {
-        meters.getOrCreate(Counter.builder("idempotency_requests")
-                                   .tags(List.of(Tag.create("outcome", outcome)))
-                                   .description("Requests by idempotency outcome")).increment();
+        requestCounters.computeIfAbsent(outcome, o -> meters.getOrCreate(
+                Counter.builder("idempotency_requests")
+                        .tags(List.of(Tag.create("outcome", o)))
+                        .description("Requests by idempotency outcome"))).increment();
     }
 
     @Override

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -21,6 +22,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * a claim and a recording of the same key never interleave. Each change of a record also updates the counts of its
  * merchant ({@link Quota}) and of the whole store in the same step; an expired record is counted until it is swept or
  * taken over.
+ *
+ * <p>The sweep costs what expires, not what is held: every time a record or decision gets an expiry, its key is
+ * queued in expiry order ({@link PriorityBlockingQueue}, O(log n) per expiry set), and {@link #sweep()} takes only
+ * the queue's due head. A queued expiry that a later one replaced (a renewed lease, a completed or re-claimed key) is
+ * dropped when it comes due, after the record itself is checked: the record, not the queue, decides what is expired.
  */
 public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
@@ -47,6 +53,15 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     private record Stored(byte[] body, long expiresAtNanos) {
     }
 
+    /** When a key record ({@code lookupKey}), a decision ({@code decision}) or both may have expired; null: not. */
+    private record Due(long atNanos, String lookupKey, DecisionKey decision) {
+
+        // System.nanoTime() order: by difference, which stays right when the clock's values wrap around.
+        static int compare(Due a, Due b) {
+            return Long.signum(a.atNanos - b.atNanos);
+        }
+    }
+
     /** One merchant's counts: records in flight, and records of any state. */
     private record Usage(int inFlight, int records) {
 
@@ -58,6 +73,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     private final Map<String, Entry> records = new ConcurrentHashMap<>();
     private final Map<DecisionKey, Stored> decisions = new ConcurrentHashMap<>();
     private final Map<String, Usage> usage = new ConcurrentHashMap<>();
+    private final PriorityBlockingQueue<Due> expiries = new PriorityBlockingQueue<>(64, Due::compare);
     private final AtomicInteger size = new AtomicInteger();
     private final int maxKeys;
 
@@ -96,8 +112,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                     boolean recovered = current == null || current.decision() == null;
                     result.set(new Claim.Replay(decision.get(), recovered));
                     long token = existing == null ? 0 : existing.token();
-                    return account(scope, existing, new Entry(identities.get(i).fingerprint(), token,
-                            decision.get().key(), decisions.get(decision.get().key()).expiresAtNanos()));
+                    return expiring(key, account(scope, existing, new Entry(identities.get(i).fingerprint(), token,
+                            decision.get().key(), decisions.get(decision.get().key()).expiresAtNanos())));
                 }
             }
             if (current != null && current.decision() == null) {
@@ -117,7 +133,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             int identity = Math.max(matched, 0);
             long token = nextToken(existing);
             result.set(new Claim.Acquired(lookupKey, token, identity));
-            return new Entry(identities.get(identity).fingerprint(), token, null, now + lease.toNanos());
+            return expiring(key, new Entry(identities.get(identity).fingerprint(), token, null, now + lease.toNanos()));
         });
         return result.get();
     }
@@ -131,7 +147,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                 return existing;
             }
             renewed.set(true);
-            return new Entry(existing.fingerprint(), token, null, now + lease.toNanos());
+            return expiring(key, new Entry(existing.fingerprint(), token, null, now + lease.toNanos()));
         });
         return renewed.get();
     }
@@ -144,18 +160,26 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             long now = System.nanoTime();
             Optional<Decision> recorded = find(decision.key(), now);
             Decision winner = recorded.orElse(decision);
+            Stored stored = null;
             if (recorded.isEmpty()) {
-                decisions.put(decision.key(), new Stored(decision.body().clone(), now + retention.toNanos()));
+                stored = new Stored(decision.body().clone(), now + retention.toNanos());
+                decisions.put(decision.key(), stored);
             }
             boolean absent = existing == null || !existing.live(now);
             boolean complete = absent || existing.heldWith(token, now);
             result.set(new Recorded(winner, recorded.isEmpty(), complete));
             if (!complete) {
+                if (stored != null) {
+                    expiries.add(new Due(stored.expiresAtNanos(), null, decision.key()));
+                }
                 return existing;
             }
             // Bounded neither by max-keys nor by a quota: refusing here would lose a decision the issuer has made.
-            return account(RequestIdentities.scopeOf(lookupKey), existing, new Entry(identity.fingerprint(), token,
-                    winner.key(), decisions.get(winner.key()).expiresAtNanos()));
+            Entry completed = account(RequestIdentities.scopeOf(lookupKey), existing, new Entry(
+                    identity.fingerprint(), token, winner.key(), decisions.get(winner.key()).expiresAtNanos()));
+            // A new decision and its key expire together: one queued expiry for both.
+            expiries.add(new Due(completed.expiresAtNanos(), key, stored != null ? decision.key() : null));
+            return completed;
         });
         return result.get();
     }
@@ -179,26 +203,47 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * Drops every expired record and decision (lapsed leases, responses and decisions past retention).
+     * Drops every expired record and decision (lapsed leases, responses and decisions past retention). Costs what
+     * came due since the last sweep, not what the store holds.
      *
      * @return how many key records were dropped
      */
     public int sweep() {
         int dropped = 0;
-        for (String lookupKey : records.keySet()) {
-            boolean[] swept = new boolean[1];
-            records.computeIfPresent(lookupKey, (key, existing) -> {
-                if (existing.live(System.nanoTime())) {
-                    return existing;
-                }
-                swept[0] = true;
-                return account(RequestIdentities.scopeOf(lookupKey), existing, null);
-            });
-            dropped += swept[0] ? 1 : 0;
-        }
         long now = System.nanoTime();
-        decisions.values().removeIf(stored -> stored.expiresAtNanos() - now <= 0);
+        for (Due due = expiries.peek(); due != null && due.atNanos() - now <= 0; due = expiries.peek()) {
+            // Only the sweeper takes from the queue: what poll() returns is this head, or one inserted meanwhile
+            // before it, which is due as well.
+            due = expiries.poll();
+            if (due.lookupKey() != null) {
+                dropped += dropIfExpired(due.lookupKey()) ? 1 : 0;
+            }
+            if (due.decision() != null) {
+                decisions.computeIfPresent(due.decision(),
+                                           (key, stored) -> stored.expiresAtNanos() - System.nanoTime() <= 0
+                                                   ? null : stored);
+            }
+        }
         return dropped;
+    }
+
+    private boolean dropIfExpired(String lookupKey) {
+        boolean[] swept = new boolean[1];
+        records.computeIfPresent(lookupKey, (key, existing) -> {
+            if (existing.live(System.nanoTime())) {
+                // Renewed, completed or claimed again since this expiry was queued: its newer expiry is queued too.
+                return existing;
+            }
+            swept[0] = true;
+            return account(RequestIdentities.scopeOf(lookupKey), existing, null);
+        });
+        return swept[0];
+    }
+
+    // Queues the expiry of a record that is being stored; returns it for compute.
+    private Entry expiring(String lookupKey, Entry entry) {
+        expiries.add(new Due(entry.expiresAtNanos(), lookupKey, null));
+        return entry;
     }
 
     /**

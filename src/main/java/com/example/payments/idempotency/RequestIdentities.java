@@ -37,7 +37,44 @@ public final class RequestIdentities {
 
     private final List<Keys> secrets;
 
-    private record Keys(SecretKeySpec fingerprint, SecretKeySpec attempt, SecretKeySpec id) {
+    private record Keys(Hmac fingerprint, Hmac attempt, Hmac id) {
+    }
+
+    /**
+     * One HMAC key with a {@link Mac} initialised once: each use takes a clone of it, which copies the key schedule
+     * instead of looking the algorithm up and initialising it again. Not a per-thread cache: every request runs on a
+     * virtual thread of its own.
+     */
+    private static final class Hmac {
+
+        private final SecretKeySpec key;
+        private final Mac prototype;
+
+        private Hmac(SecretKeySpec key) {
+            this.key = key;
+            this.prototype = initialised(key);
+        }
+
+        byte[] of(byte[] input) {
+            Mac mac;
+            try {
+                mac = (Mac) prototype.clone();
+            } catch (CloneNotSupportedException e) {
+                // A provider whose Mac cannot be cloned: initialise one per use.
+                mac = initialised(key);
+            }
+            return mac.doFinal(input);
+        }
+
+        private static Mac initialised(SecretKeySpec key) {
+            try {
+                Mac mac = Mac.getInstance(HMAC);
+                mac.init(key);
+                return mac;
+            } catch (GeneralSecurityException e) {
+                throw new IllegalStateException("HmacSHA256 is required of every JDK", e);
+            }
+        }
     }
 
     private RequestIdentities(List<Keys> secrets) {
@@ -104,23 +141,23 @@ public final class RequestIdentities {
     public List<Identity> of(String operation, String kind, String scope, IdempotencyKey key, String canonicalForm) {
         List<Identity> identities = new ArrayList<>(secrets.size());
         for (Keys keys : secrets) {
-            String fingerprint = HexFormat.of().formatHex(mac(keys.fingerprint(), bytes(canonicalForm)));
-            byte[] attempt = mac(keys.attempt(), lengthPrefixed(operation, scope, key.value(), fingerprint));
+            String fingerprint = HexFormat.of().formatHex(keys.fingerprint().of(bytes(canonicalForm)));
+            byte[] attempt = keys.attempt().of(lengthPrefixed(operation, scope, key.value(), fingerprint));
             String attemptId = "att_" + HexFormat.of().formatHex(attempt, 0, 16);
-            String id = uuidV8(mac(keys.id(), lengthPrefixed(kind, attemptId))).toString();
+            String id = uuidV8(keys.id().of(lengthPrefixed(kind, attemptId))).toString();
             identities.add(new Identity(fingerprint, attemptId, new DecisionKey(kind, id)));
         }
         return List.copyOf(identities);
     }
 
     private static Keys keys(String secret) {
-        SecretKeySpec master = new SecretKeySpec(bytes(secret), HMAC);
+        Hmac master = new Hmac(new SecretKeySpec(bytes(secret), HMAC));
         return new Keys(master, derived(master, "payments-authorization attempt-id v1"),
                         derived(master, "payments-authorization resource-id v1"));
     }
 
-    private static SecretKeySpec derived(SecretKeySpec master, String label) {
-        return new SecretKeySpec(mac(master, bytes(label)), HMAC);
+    private static Hmac derived(Hmac master, String label) {
+        return new Hmac(new SecretKeySpec(master.of(bytes(label)), HMAC));
     }
 
     // RFC 9562 section 5.8: the custom bits are the hash; version 8 and the variant take 6 of its 128 bits.
@@ -160,16 +197,6 @@ public final class RequestIdentities {
             return end + 1;
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("not a lookup key built by RequestIdentities.lookupKey", e);
-        }
-    }
-
-    private static byte[] mac(SecretKeySpec key, byte[] input) {
-        try {
-            Mac mac = Mac.getInstance(HMAC);
-            mac.init(key);
-            return mac.doFinal(input);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 is required of every JDK", e);
         }
     }
 

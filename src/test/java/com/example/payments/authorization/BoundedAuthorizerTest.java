@@ -59,4 +59,33 @@ class BoundedAuthorizerTest {
             }
         }
     }
+
+    @org.junit.jupiter.api.Test
+    void aCallThatCannotBlockRunsOnTheRequestThreadAndOneThatMayRunsOnAnother() throws Exception {
+        Thread[] ran = new Thread[2];
+        Authorizer inMemory = new Authorizer() {
+            @Override
+            public Decision authorize(AuthorizationAttempt attempt) {
+                ran[0] = Thread.currentThread();
+                return Decision.approve();
+            }
+
+            @Override
+            public boolean blocks() {
+                return false;
+            }
+        };
+        Authorizer remote = attempt -> {
+            ran[1] = Thread.currentThread();
+            return Authorizer.Decision.approve();
+        };
+        MeterRegistry meters = MeterRegistry.create();
+        try (BoundedAuthorizer here = new BoundedAuthorizer(inMemory, TIMEOUT, meters);
+             BoundedAuthorizer elsewhere = new BoundedAuthorizer(remote, TIMEOUT, meters)) {
+            assertThat(here.authorize(ATTEMPT).getClass().getSimpleName(), is("Decided"));
+            assertThat(elsewhere.authorize(ATTEMPT).getClass().getSimpleName(), is("Decided"));
+        }
+        assertThat(ran[0] == Thread.currentThread(), is(true));
+        assertThat(ran[1] == Thread.currentThread(), is(false));
+    }
 }

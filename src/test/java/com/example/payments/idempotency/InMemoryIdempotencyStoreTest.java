@@ -69,4 +69,32 @@ class InMemoryIdempotencyStoreTest extends IdempotencyStoreContract {
         assertThat(counted.usage("m_1"), is(new int[] {0, 0}));
         assertThat(counted.size(), is(0));
     }
+
+    @Test
+    void sweepingDropsWhatExpiredAndKeepsLiveRenewedAndReclaimedKeys() throws InterruptedException {
+        InMemoryIdempotencyStore swept = InMemoryIdempotencyStore.create(100);
+        Duration brief = Duration.ofMillis(50);
+        Identity completedIdentity = identity("done");
+        swept.claim(key("lapsed"), request, brief, Quota.UNLIMITED);
+        swept.claim(key("live"), request, LONG, Quota.UNLIMITED);
+        Claim.Acquired renewed = (Claim.Acquired) swept.claim(key("renewed"), request, brief, Quota.UNLIMITED);
+        swept.claim(key("reclaimed"), request, brief, Quota.UNLIMITED);
+        Claim.Acquired completed = (Claim.Acquired) swept.claim(key("completed"), List.of(completedIdentity), LONG,
+                                                                Quota.UNLIMITED);
+        swept.recordAndComplete(key("completed"), completedIdentity, completed.token(),
+                                decision(completedIdentity, "done"), brief);
+        assertThat(swept.renew(key("renewed"), renewed.token(), LONG), is(true));
+        Thread.sleep(100);
+        // Lapsed, so claimed anew with a long lease: its first lease's expiry is due, the record is not.
+        assertThat(swept.claim(key("reclaimed"), request, LONG, Quota.UNLIMITED), instanceOf(Claim.Acquired.class));
+
+        assertThat(swept.sweep(), is(2));
+
+        assertThat(swept.size(), is(3));
+        assertThat(swept.claim(key("live"), request, LONG, Quota.UNLIMITED), is(new Claim.InFlight()));
+        assertThat(swept.claim(key("renewed"), request, LONG, Quota.UNLIMITED), is(new Claim.InFlight()));
+        assertThat(swept.claim(key("reclaimed"), request, LONG, Quota.UNLIMITED), is(new Claim.InFlight()));
+        assertThat(swept.findDecision(completedIdentity.decision()).isPresent(), is(false));
+        assertThat(swept.sweep(), is(0));
+    }
 }

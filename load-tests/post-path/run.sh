@@ -1,0 +1,300 @@
+#!/usr/bin/env bash
+# The POST path at the framework's pace: product POST /v1/authorizations (in-memory and redis) against a bare Helidon
+# app that reads the body and answers a fixed 201 (bare POST) and its GET /ping (bare GET), measured in ONE run, in
+# interleaved rounds, the server pinned to its own CPU(s) and wrk to others (taskset). Then the in-memory store's idle
+# CPU (process CPU time over IDLE_WINDOW s) empty and holding RECORDS records, and a JFR profile of one extra product
+# run. Writes load-tests/reports/post-path-<UTC time>.md.
+#
+# Each measurement starts its own JVM, waits for readiness, warms up (WARMUP) and measures (DURATION); every product
+# POST carries a new Idempotency-Key (a full authorization, never a replay). The bare app is compiled here from
+# load-tests/post-path/bare/BarePost.java against the product's own target/libs (same Helidon, same JVM).
+# Load goes to 127.0.0.1 only; every process the script starts is stopped by its PID when it ends.
+#
+# Needs: JAVA_HOME (JDK 21+), wrk, redis-server, curl; installs wrk with apt-get when run as root, else says how.
+# Knobs: ROUNDS (3), DURATION (15s), WARMUP (10s), CONNECTIONS (32), THREADS (1), SERVER_CPUS (0),
+#        CLIENT_CPUS (the others), REDIS (1), SWEEPER (1), RECORDS (1000000), IDLE_WINDOW (10), PROFILE (1).
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."
+ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-15s}
+WARMUP=${WARMUP:-10s}
+CONNECTIONS=${CONNECTIONS:-32}
+THREADS=${THREADS:-1}
+CPUS=$(nproc)
+SERVER_CPUS=${SERVER_CPUS:-0}
+CLIENT_CPUS=${CLIENT_CPUS:-$([ "$CPUS" -gt 1 ] && echo "1-$((CPUS - 1))" || echo 0)}
+REDIS=${REDIS:-1}
+SWEEPER=${SWEEPER:-1}
+RECORDS=${RECORDS:-1000000}
+IDLE_WINDOW=${IDLE_WINDOW:-10}
+PROFILE=${PROFILE:-1}
+JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
+JAVAC=${JAVA_HOME:+$JAVA_HOME/bin/}javac
+JFR=${JAVA_HOME:+$JAVA_HOME/bin/}jfr
+JAR=target/payments-authorization.jar
+HERE=load-tests/post-path
+WORK=$(mktemp -d)
+PIDS=()
+TICKS=$(getconf CLK_TCK)
+DEV_KEY='sha256:9702b04ac8da313c8ec0784e54e26e65016c0a9c0942463b0c6fb9f354071ab8 m_123'
+
+if ! command -v wrk >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get install -y wrk >/dev/null || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
+  else
+    echo "missing: wrk (Debian/Ubuntu: sudo apt-get install -y wrk)" >&2; exit 2
+  fi
+fi
+for tool in "$JAVA" "$JAVAC" curl; do
+  command -v "$tool" >/dev/null || { echo "missing: $tool (JAVA_HOME=JDK 21+; apt-get install -y curl)" >&2; exit 2; }
+done
+if [ "$REDIS" = 1 ] && ! command -v redis-server >/dev/null; then
+  echo "missing: redis-server (apt-get install -y redis-server), or REDIS=0" >&2; exit 2
+fi
+PIN_SERVER=(taskset -c "$SERVER_CPUS")
+PIN_CLIENT=(taskset -c "$CLIENT_CPUS")
+if ! command -v taskset >/dev/null || [ "$CPUS" -lt 2 ]; then
+  PIN_SERVER=()
+  PIN_CLIENT=()
+fi
+[ -f "$JAR" ] || mvn -q -B package -DskipTests
+mkdir -p "$WORK/bare"
+"$JAVAC" --release 21 -cp "target/libs/*" -d "$WORK/bare" "$HERE/bare/BarePost.java"
+
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+free_port() { # below Linux's ephemeral range, so no outgoing connection holds it
+  local port
+  while :; do
+    port=$((20000 + RANDOM % 12000))
+    (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
+  done
+}
+
+cpu_ticks() { # user + system CPU time of a process, in clock ticks
+  awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+start_redis() { # sets REDIS_PID and REDIS_PORT; the client's CPUs: the service's CPU stays its own
+  mkdir -p "$WORK/redis"
+  REDIS_PORT=$(free_port)
+  "${PIN_CLIENT[@]}" redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no \
+      --dir "$WORK/redis" --maxmemory-policy noeviction >"$WORK/redis.log" 2>&1 &
+  REDIS_PID=$!
+  PIDS+=("$REDIS_PID")
+  for _ in $(seq 100); do
+    grep -q "Ready to accept connections" "$WORK/redis.log" && return
+    sleep 0.1
+  done
+  echo "redis-server did not start" >&2; cat "$WORK/redis.log" >&2; exit 1
+}
+
+# start_product <label> [-Dkey=value...]: sets PID, BUSINESS, HEALTH once readiness answers 200
+start_product() {
+  local label=$1
+  shift
+  "${PIN_SERVER[@]}" "$JAVA" -Dserver.port=0 -Dhealth-server.port=0 -Didempotency.max-keys=3000000 \
+      -Dauth.api-keys="$DEV_KEY" -Didempotency.merchant-quota.max-records=3000000 \
+      -Didempotency.merchant-quota.max-in-flight=100000 "$@" -jar "$JAR" >"$WORK/$label.log" 2>&1 &
+  PID=$!
+  PIDS+=("$PID")
+  local line=""
+  for _ in $(seq 300); do
+    line=$(grep -o "serving business traffic on port [0-9]*, health probes and metrics on port [0-9]*" \
+           "$WORK/$label.log" || true)
+    [ -n "$line" ] && break
+    sleep 0.1
+  done
+  [ -n "$line" ] || { echo "service ($label) did not start" >&2; cat "$WORK/$label.log" >&2; exit 1; }
+  BUSINESS=$(echo "$line" | sed -E 's/.*on port ([0-9]+), health.*/\1/')
+  HEALTH=$(echo "$line" | sed -E 's/.*metrics on port ([0-9]+).*/\1/')
+  for _ in $(seq 100); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HEALTH/health/ready")" = 200 ] && return
+    sleep 0.1
+  done
+  echo "service ($label) never ready" >&2; exit 1
+}
+
+start_bare() { # sets PID, BUSINESS
+  local label=$1
+  "${PIN_SERVER[@]}" "$JAVA" -cp "$WORK/bare:target/libs/*" BarePost 0 >"$WORK/$label.log" 2>&1 &
+  PID=$!
+  PIDS+=("$PID")
+  for _ in $(seq 300); do
+    BUSINESS=$(sed -n 's/^bare POST app on port \([0-9]*\)$/\1/p' "$WORK/$label.log")
+    [ -n "$BUSINESS" ] && return
+    sleep 0.1
+  done
+  echo "bare app did not start" >&2; cat "$WORK/$label.log" >&2; exit 1
+}
+
+# load <script> <port> <run id> <duration> [path]: wrk on the client CPUs; prints its RESULT line
+load() {
+  "${PIN_CLIENT[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$4" -s "$1" "http://127.0.0.1:$2${5:-/}" -- "$3" \
+      | grep '^RESULT'
+}
+
+# measure <contender> <label>: prints the RESULT line plus cpu_us (server CPU per request, microseconds)
+measure() {
+  local contender=$1 label=$2 script=load-tests/post-new-keys.lua path=/ redis_pid=""
+  case $contender in
+  product) start_product "$label" ;;
+  redis)
+    start_redis
+    redis_pid=$REDIS_PID
+    start_product "$label" -Didempotency.store=redis -Didempotency.fingerprint-secret=load-test-fingerprint-secret \
+        -Didempotency.redis.uri="redis://127.0.0.1:$REDIS_PORT" ;;
+  bare-post) start_bare "$label" ;;
+  bare-get) start_bare "$label"; script=$HERE/get-ping.lua; path=/ping ;;
+  esac
+  load "$script" "$BUSINESS" "warmup-$label-$RANDOM" "$WARMUP" "$path" >/dev/null
+  local before after result
+  before=$(cpu_ticks "$PID")
+  result=$(load "$script" "$BUSINESS" "$label-$RANDOM" "$DURATION" "$path")
+  after=$(cpu_ticks "$PID")
+  kill -TERM "$PID"
+  wait "$PID" 2>/dev/null || true
+  [ -z "$redis_pid" ] || kill "$redis_pid" 2>/dev/null || true
+  local requests
+  requests=$(field requests "$result")
+  echo "$result cpu_us=$(awk -v t=$((after - before)) -v hz="$TICKS" -v n="$requests" \
+                         'BEGIN { printf "%.1f", (n > 0 ? t / hz * 1e6 / n : 0) }')"
+}
+
+# idle_cpu <records>: CPU ms per second of an idle product process holding that many records
+idle_cpu() {
+  local records=$1 label=idle-$1
+  start_product "$label" -Xmx8g
+  local held=0
+  while [ "$held" -lt "$records" ]; do
+    load load-tests/post-new-keys.lua "$BUSINESS" "fill-$RANDOM" 10s >/dev/null
+    held=$(curl -s "http://127.0.0.1:$HEALTH/metrics" \
+           | sed -n 's/^idempotency_requests_total{.*outcome="new".*} \([0-9.E]*\)$/\1/p' \
+           | awk '{ printf "%d", $1 }')
+  done
+  # Past the fill's leases (PT10S) and their queued expiries, so the window sees an idle process only.
+  sleep 15
+  local before after
+  before=$(cpu_ticks "$PID")
+  sleep "$IDLE_WINDOW"
+  after=$(cpu_ticks "$PID")
+  kill -TERM "$PID"
+  wait "$PID" 2>/dev/null || true
+  echo "$held $(awk -v t=$((after - before)) -v hz="$TICKS" -v s="$IDLE_WINDOW" 'BEGIN { printf "%.1f", t / hz * 1000 / s }')"
+}
+
+field() { # field <name> <RESULT line>
+  echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+
+ratio() {
+  awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'
+}
+
+median() {
+  sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+CONTENDERS=(bare-get bare-post product)
+[ "$REDIS" = 1 ] && CONTENDERS+=(redis)
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+ROWS=()
+PRODUCT_RATIOS=()
+REDIS_RATIOS=()
+for round in $(seq "$ROUNDS"); do
+  declare -A rps=()
+  n=${#CONTENDERS[@]}
+  for i in $(seq 0 $((n - 1))); do # each round starts with the next contender
+    contender=${CONTENDERS[$(((i + round - 1) % n))]}
+    result=$(measure "$contender" "$contender-$round")
+    rps[$contender]=$(field rps "$result")
+    ROWS+=("$round|$contender|$result")
+  done
+  PRODUCT_RATIOS+=("$(ratio "${rps[product]}" "${rps[bare-post]}")")
+  [ "$REDIS" = 1 ] && REDIS_RATIOS+=("$(ratio "${rps[redis]}" "${rps[product]}")")
+  unset rps
+done
+
+IDLE_EMPTY=""
+IDLE_FULL=""
+if [ "$SWEEPER" = 1 ]; then
+  IDLE_EMPTY=$(idle_cpu 0)
+  IDLE_FULL=$(idle_cpu "$RECORDS")
+fi
+
+HOT=""
+ALLOC=""
+if [ "$PROFILE" = 1 ]; then
+  start_product profile -XX:StartFlightRecording=filename="$WORK/product.jfr",settings=profile
+  load load-tests/post-new-keys.lua "$BUSINESS" "profile-warmup-$RANDOM" "$WARMUP" >/dev/null
+  load load-tests/post-new-keys.lua "$BUSINESS" "profile-$RANDOM" "$DURATION" >/dev/null
+  jcmd_out=$("${JAVA_HOME:+$JAVA_HOME/bin/}jcmd" "$PID" JFR.dump filename="$WORK/product.jfr" 2>&1 || true)
+  kill -TERM "$PID"
+  wait "$PID" 2>/dev/null || true
+  if [ -s "$WORK/product.jfr" ]; then
+    HOT=$("$JFR" view --width 200 hot-methods "$WORK/product.jfr" 2>&1 | head -40)
+    ALLOC=$("$JFR" view --width 200 allocation-by-class "$WORK/product.jfr" 2>&1 | head -25)
+  else
+    HOT="no recording: $jcmd_out"
+  fi
+fi
+
+mkdir -p load-tests/reports
+REPORT=load-tests/reports/post-path-$(date -u +%Y%m%dT%H%M%SZ).md
+{
+  echo "# POST path: product vs bare Helidon, sweeper idle CPU"
+  echo
+  echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) by \`load-tests/post-path/run.sh\` on one machine: $CPUS cores,"
+  echo "$("$JAVA" -version 2>&1 | head -1)${REDIS:+, $([ "$REDIS" = 1 ] && redis-server --version | cut -d' ' -f1-3)}."
+  echo "Server pinned to CPU(s) \`$SERVER_CPUS\`, wrk (and redis-server) to \`$CLIENT_CPUS\`$([ ${#PIN_SERVER[@]} = 0 ] && echo ' (not pinned: no taskset or one CPU)')."
+  echo "wrk: $THREADS thread(s), $CONNECTIONS connections, $WARMUP warm-up then $DURATION measured per run, $ROUNDS"
+  echo "interleaved rounds, a fresh JVM per run. Product: every POST a new Idempotency-Key (claim, rule-based"
+  echo "authorizer, decision recorded, key completed), test card 4111111111111111. \`cpu us/req\` = the server"
+  echo "process's CPU time during the measured window / requests answered."
+  echo "Load average (1/5/15 min) before: $LOAD_BEFORE, after the rounds: $(cut -d' ' -f1-3 /proc/loadavg)."
+  echo
+  echo "**Median per-round ratio product POST / bare POST: $(printf '%s\n' "${PRODUCT_RATIOS[@]}" | median)**"
+  [ "$REDIS" = 1 ] && echo "**Median per-round ratio redis POST / in-memory POST: $(printf '%s\n' "${REDIS_RATIOS[@]}" | median)**"
+  echo
+  echo "| round | run | requests/s | cpu us/req | p50 ms | p99 ms | max ms | non-2xx | socket errors |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  for row in "${ROWS[@]}"; do
+    IFS='|' read -r round label result <<<"$row"
+    echo "| $round | $label | $(field rps "$result") | $(field cpu_us "$result") | $(field p50_ms "$result") |" \
+         "$(field p99_ms "$result") | $(field max_ms "$result") | $(field non_201 "$result") |" \
+         "$(field socket_errors "$result") |"
+  done
+  if [ "$SWEEPER" = 1 ]; then
+    echo
+    echo "## Sweeper: idle CPU of the in-memory store"
+    echo
+    echo "Product process (pinned like above) filled with new keys by wrk, then left idle 15 s (past the fill's"
+    echo "leases), then its CPU time over ${IDLE_WINDOW} s (user + system, /proc, ${TICKS} Hz ticks). The retention"
+    echo "sweeper runs every second throughout."
+    echo
+    echo "| records held | idle CPU ms/s |"
+    echo "|---|---|"
+    echo "| ${IDLE_EMPTY%% *} | ${IDLE_EMPTY##* } |"
+    echo "| ${IDLE_FULL%% *} | ${IDLE_FULL##* } |"
+    echo
+    echo "Ratio ${IDLE_FULL%% *} records / empty: $(awk -v a="${IDLE_FULL##* }" -v b="${IDLE_EMPTY##* }" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a (empty: 0 ticks)" }')"
+  fi
+  if [ "$PROFILE" = 1 ]; then
+    echo
+    echo "## Profile of one extra product run (JFR, settings=profile; not in the table)"
+    echo
+    echo '```'
+    echo "$HOT"
+    echo '```'
+    echo
+    echo '```'
+    echo "$ALLOC"
+    echo '```'
+  fi
+} >"$REPORT"
+cat "$REPORT"

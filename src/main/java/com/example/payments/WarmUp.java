@@ -1,0 +1,233 @@
+package com.example.payments;
+
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Year;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+import com.example.payments.authentication.AuthFailures;
+import com.example.payments.authentication.Caller;
+import com.example.payments.authorization.AuthorizationService;
+import com.example.payments.authorization.Authorizer;
+import com.example.payments.idempotency.IdempotencyRegistry;
+import com.example.payments.idempotency.IdempotencySettings;
+import com.example.payments.idempotency.IdempotentOperation;
+import com.example.payments.idempotency.InMemoryIdempotencyStore;
+import com.example.payments.idempotency.Quota;
+import com.example.payments.idempotency.RequestIdentities;
+import com.example.payments.issuer.IssuerRules;
+
+import io.helidon.common.media.type.MediaTypes;
+import io.helidon.http.HeaderName;
+import io.helidon.http.HeaderNames;
+import io.helidon.metrics.api.Counter;
+import io.helidon.metrics.api.MeterRegistry;
+import io.helidon.metrics.api.Tag;
+import io.helidon.webclient.api.HttpClientResponse;
+import io.helidon.webclient.api.WebClient;
+import io.helidon.webserver.WebServer;
+
+/**
+ * Warms the hot path before startup completes (DESIGN §3): sends {@code warm-up.requests} synthetic requests, bounded by
+ * {@code warm-up.timeout}, through a sandbox copy of the authorization API on its own listener (127.0.0.1, a free
+ * port, stopped afterwards). The sandbox runs the real code — Helidon's HTTP/1 parsing and writing, JSON parsing,
+ * validation, fingerprint and ids, the idempotent-operation flow and its responses — over throwaway parts: an
+ * in-memory store of its own, an authorizer that applies the test-card rules with no issuer and no ledger, and meters
+ * that count nothing ({@link SandboxMeters}). It bypasses the startup gate and authentication (its caller is set by the sandbox) and has
+ * no request-metrics filter and no access log, so it touches no real store, issuer, metric, log line or quota.
+ *
+ * <p>The mix, in turn: new approvals, a replay, a decline, an invalid body (400) and a {@code GET} of a created id.
+ * Counted in {@code warm_up_requests_total{outcome}} ({@code answered}: the expected status; {@code failed}: another
+ * status or an error, logged once). The warm-up never fails startup: it is an optimisation, and stops at its timeout.
+ */
+final class WarmUp {
+
+    private static final System.Logger LOGGER = System.getLogger(WarmUp.class.getName());
+    private static final HeaderName IDEMPOTENCY_KEY = HeaderNames.create("Idempotency-Key");
+    private static final String MERCHANT = "m_warm_up";
+    private static final int CLIENTS = 2;
+    private static final String PATH = "/v1/authorizations";
+
+    private final AppSettings settings;
+    private final Counter answered;
+    private final Counter failed;
+
+    private WarmUp(AppSettings settings, MeterRegistry meters) {
+        this.settings = settings;
+        this.answered = counter(meters, "answered");
+        this.failed = counter(meters, "failed");
+    }
+
+    /**
+     * Runs the warm-up on a thread of its own, then runs {@code done} (also when it was off, stopped or failed).
+     *
+     * @param settings the service's settings ({@code warm-up.*}, and the real fingerprint secret and timeouts)
+     * @param meters   the service's registry: only {@code warm_up_requests_total} goes there
+     * @param stop     {@code true} once the warm-up should stop early (the shutdown began)
+     * @param done     marks this part of startup complete
+     */
+    static void start(AppSettings settings, MeterRegistry meters, BooleanSupplier stop, Runnable done) {
+        WarmUp warmUp = new WarmUp(settings, meters);
+        if (settings.warmUp().requests() == 0) {
+            done.run();
+            return;
+        }
+        Thread.ofPlatform().name("warm-up").daemon(true).start(() -> {
+            try {
+                warmUp.run(stop);
+            } catch (RuntimeException | Error e) {
+                LOGGER.log(Level.WARNING, "Warm-up failed, startup goes on: {0}", String.valueOf(e));
+            } finally {
+                done.run();
+            }
+        });
+    }
+
+    /**
+     * Sends the requests and waits for them, up to {@code warm-up.timeout}.
+     *
+     * @param stop ends the warm-up early when {@code true}
+     * @return requests answered with the expected status
+     */
+    int run(BooleanSupplier stop) {
+        WarmUpSettings limits = settings.warmUp();
+        long start = System.nanoTime();
+        long deadline = start + limits.timeout().toNanos();
+        IdempotencySettings idempotency = settings.idempotency();
+        MeterRegistry sandboxMeters = SandboxMeters.create();
+        InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create(limits.requests() + CLIENTS);
+        AtomicInteger sent = new AtomicInteger();
+        AtomicInteger ok = new AtomicInteger();
+        try (IdempotencyRegistry registry = IdempotencyRegistry.create(store, idempotency.inFlightLease(),
+                     idempotency.retention(), Duration.ZERO, Quota.UNLIMITED, sandboxMeters);
+             AuthorizationService api = AuthorizationService.create(
+                     IdempotentOperation.create(AuthorizationService.OPERATION, registry,
+                                                RequestIdentities.create(idempotency.fingerprintSecret(),
+                                                                         idempotency.previousSecret()),
+                                                idempotency.bounds(), settings.authorizer().timeout(),
+                                                OptionalLong::empty),
+                     new RulesOnly(settings.authorizer().ruleBased().defaultLimit()), settings.authorizer(),
+                     Clock.systemUTC(), sandboxMeters,
+                     AuthFailures.create(sandboxMeters, AuthorizationService.RESOURCES.keySet()))) {
+            WebServer sandbox = WebServer.builder()
+                    .host("127.0.0.1")
+                    .port(0)
+                    .shutdownHook(false)
+                    .featuresDiscoverServices(false)
+                    .routing(routing -> routing
+                            .addFilter((chain, req, res) -> {
+                                req.context().register(new Caller(MERCHANT));
+                                chain.proceed();
+                            })
+                            .register(api))
+                    .build()
+                    .start();
+            WebClient client = WebClient.builder()
+                    .baseUri("http://127.0.0.1:" + sandbox.port())
+                    .shareConnectionCache(false)
+                    .build();
+            try (ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
+                for (int c = 0; c < CLIENTS; c++) {
+                    int worker = c;
+                    clients.execute(() -> {
+                        String location = null;
+                        for (int i = sent.getAndIncrement(); i < limits.requests(); i = sent.getAndIncrement()) {
+                            if (stop.getAsBoolean() || System.nanoTime() - deadline > 0) {
+                                return;
+                            }
+                            location = send(client, worker, i, location, ok);
+                        }
+                    });
+                }
+            } finally {
+                client.closeResource();
+                sandbox.stop();
+            }
+        }
+        LOGGER.log(Level.INFO, "Warm-up: {0} of {1} sandbox requests answered as expected in {2} ms",
+                   String.valueOf(ok.get()), String.valueOf(Math.min(sent.get(), limits.requests())),
+                   String.valueOf((System.nanoTime() - start) / 1_000_000));
+        return ok.get();
+    }
+
+    // One request of the mix; returns the Location of the last authorization this client created.
+    private String send(WebClient client, int worker, int i, String location, AtomicInteger ok) {
+        int kind = i % 8;
+        String key = "warm-up-" + worker + "-" + (kind == 4 ? i - 1 : i);
+        try (HttpClientResponse response = kind == 7 && location != null
+                ? client.get(location).request()
+                : client.post(PATH)
+                        .header(IDEMPOTENCY_KEY, key)
+                        .contentType(MediaTypes.APPLICATION_JSON)
+                        .submit(body(kind, kind == 4 ? i - 1 : i))) {
+            int status = response.status().code();
+            response.entity().as(byte[].class);
+            int expected = kind == 6 ? 400 : kind == 7 && location != null ? 200 : 201;
+            if (status == expected) {
+                answered.increment();
+                ok.incrementAndGet();
+            } else {
+                fail("status " + status + " to request " + i);
+            }
+            return status == 201 ? response.headers().first(HeaderNames.LOCATION).orElse(location) : location;
+        } catch (RuntimeException e) {
+            fail(String.valueOf(e));
+            return location;
+        }
+    }
+
+    private void fail(String what) {
+        if (failed.count() == 0) {
+            LOGGER.log(Level.WARNING, "Warm-up: unexpected answer from the sandbox ({0}); counted in "
+                                      + "warm_up_requests_total'{'outcome=\"failed\"'}'", what);
+        }
+        failed.increment();
+    }
+
+    // Test cards only: 4111... approves, 4000...0002 declines, a Luhn-invalid number is a 400.
+    private static byte[] body(int kind, int i) {
+        String card = switch (kind) {
+        case 5 -> IssuerRules.DECLINED_CARD;
+        case 6 -> "4111111111111112";
+        default -> i % 2 == 0 ? "4111111111111111" : "5555555555554444";
+        };
+        return ("{\"merchantId\":\"" + MERCHANT + "\",\"reference\":\"warm-up-" + i + "\",\"amount\":{\"value\":"
+                + (100 + i % 5000) + ",\"currency\":\"EUR\"},\"card\":{\"number\":\"" + card
+                + "\",\"expiryMonth\":12,\"expiryYear\":" + (Year.now().getValue() + 3) + ",\"cvc\":\"123\"}}")
+                .getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static Counter counter(MeterRegistry meters, String outcome) {
+        return meters.getOrCreate(Counter.builder("warm_up_requests")
+                                          .tags(List.of(Tag.create("outcome", outcome)))
+                                          .description("Synthetic requests of the startup warm-up, through the "
+                                                       + "sandbox; never counted anywhere else"));
+    }
+
+    /** The test-card rules, decided in memory: no issuer, no ledger, no metric. */
+    private record RulesOnly(long limit) implements Authorizer {
+
+        @Override
+        public Decision authorize(com.example.payments.authorization.AuthorizationAttempt attempt)
+                throws IssuerUnavailableException {
+            return switch (IssuerRules.decide(attempt.request().card().number(), attempt.request().amount().value(),
+                                              limit)) {
+            case IssuerRules.Decision decision -> decision.approved()
+                    ? Decision.approve() : Decision.decline(decision.declineCode());
+            case IssuerRules.Unreachable unreachable -> throw new IssuerUnavailableException("unreachable test card");
+            };
+        }
+
+        @Override
+        public boolean blocks() {
+            return false;
+        }
+    }
+}
