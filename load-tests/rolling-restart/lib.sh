@@ -468,6 +468,7 @@ lt_gatling_build() {
 # once the first request is on its way (Maven and Gatling take a few seconds to start).
 lt_gatling_start() {
   local rate=$1 duration=$2 out=$3 prefix=${4:-lt$(lt_now_ms)}
+  LT_GATLING_OUT=$out
   rm -f "$out"
   (cd "$LT_GATLING_DIR" && exec mvn -B -q -o gatling:test -Dlt.port="$LT_HAPROXY_PORT" -Dlt.rate="$rate" \
       -Dlt.duration="$duration" -Dlt.out="$out" -Dlt.keyPrefix="$prefix" -Dgatling.noReports=true \
@@ -485,9 +486,11 @@ lt_gatling_start() {
   exit 1
 }
 
-# lt_gatling_wait: waits for the Gatling run to finish (its duration is fixed up front).
+# lt_gatling_wait: waits for the Gatling run to finish (its duration is fixed up front), then anchors the CSV's
+# schedule (loadstats.py rebase).
 lt_gatling_wait() {
   wait "$LT_CLIENT_PID" || lt_log "Gatling exited with status $? (KO requests make it fail; the CSV has them)"
+  "$PY" "$LT_DIR/rolling-restart/loadstats.py" rebase "$LT_GATLING_OUT" >"${LT_GATLING_OUT%.csv}.rebase.json"
   lt_event loadgen-stop
   lt_event loadavg "" "$(cut -d' ' -f1 /proc/loadavg)"
 }

@@ -2,6 +2,7 @@
 """Summaries of loadgen.py's per-request CSV, shared by the rolling-restart and drain reports.
 
     loadstats.py summarize FILE.csv          one JSON object
+    loadstats.py rebase FILE.csv             Gatling CSVs: puts the schedule's origin where no request started early
     loadstats.py judge FILE.csv RATE SKIP_S P99_MS LAG_MS MIN_THROUGHPUT_PCT ATTEMPT
                                              one peak-search step's verdict (see lt_measure_peak in lib.sh)
 """
@@ -115,7 +116,33 @@ def judge(rows, rate, skip_s, p99_max_ms, lag_max_ms, min_throughput_pct):
                                  "client_lag_p99_ms", "throughput_rps")}}
 
 
+def rebase(path):
+    """A Gatling run knows each user's place on the schedule (seq / rate) but not the injector's own origin; the
+    simulation guesses it (the first user's start). Rewrites due_ms and latency_ms so that the origin is the latest
+    one with no user started before its due time: lag >= 0 everywhere, and 0 for the most punctual user. Returns
+    the shift in ms (>= 0: due times only move earlier, so lag and latency only grow)."""
+    with open(path, newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        rows = list(reader)
+    i_due, i_start, i_end, i_lat = (header.index(k) for k in ("due_ms", "start_ms", "end_ms", "latency_ms"))
+    shift = max([0.0] + [float(r[i_due]) - float(r[i_start]) for r in rows])
+    if shift > 0:
+        for r in rows:
+            r[i_due] = "%.1f" % (float(r[i_due]) - shift)
+            r[i_lat] = "%.2f" % (float(r[i_end]) - float(r[i_due]))
+        rows.sort(key=lambda r: int(r[0]))
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(header)
+            w.writerows(rows)
+    return round(shift, 1)
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "rebase":
+        print(json.dumps({"rebased_by_ms": rebase(sys.argv[2])}))
+        sys.exit(0)
     if len(sys.argv) == 3 and sys.argv[1] == "summarize":
         print(json.dumps(summarize(load(sys.argv[2]))))
     elif len(sys.argv) == 9 and sys.argv[1] == "judge":

@@ -96,8 +96,9 @@ def analyse_run(run_dir):
     baseline = read_counts(os.path.join(run_dir, "invocations-baseline.csv"))
     shutdowns = []
     authorized, lower_bound = 0, False
-    for path in sorted(glob.glob(os.path.join(run_dir, "shutdown-s*.json"))):
-        d = read_json(path)
+    seen_servers = set()
+    for d in sorted((read_json(p) for p in glob.glob(os.path.join(run_dir, "shutdown-*.json"))),
+                    key=lambda d: d["signal_ms"]):
         server, sig = d["server"], d["signal_ms"]
         mine = [r for r in rows if r["backend"] == server]
         after = [r for r in mine if r["start_ms"] >= sig]
@@ -121,7 +122,10 @@ def analyse_run(run_dir):
         if not d["final_scrape"]:
             lower_bound = True
         if last:
-            authorized += last["authorizer_invocations"] - baseline.get(server, 0)
+            # the baseline belongs to the instance that ran in this slot when the run began: its first shutdown;
+            # a later one in the same slot was started during the run (from 0)
+            authorized += last["authorizer_invocations"] - (0 if server in seen_servers else baseline.get(server, 0))
+        seen_servers.add(server)
         shutdowns.append(d)
     survivors = read_counts(os.path.join(run_dir, "invocations-survivors.csv"))
     if not survivors:
@@ -140,21 +144,33 @@ def analyse_run(run_dir):
     # exited are "during the roll"; the others are steady state, except the first skip s (the client's own JIT
     # warm-up, judged nowhere).
     evs = events(run_dir)
-    starts = [ms for ms, ev, _, _ in evs if ev == "start"]
-    done = [ms for ms, ev, _, _ in evs if ev == "roll-done"] or [ms for ms, ev, _, _ in evs if ev == "exit"]
+    windows = []  # (kind, from_ms, to_ms) of each roll, to 2 s after its last old instance exited
+    for ms, ev, _, detail in evs:
+        if ev == "roll-start":
+            windows.append([detail or "roll", ms, None])
+        elif ev == "roll-done" and windows:
+            windows[-1][2] = ms + 2000
+    windows = [w for w in windows if w[2] is not None]
     skip_ms = float(s["run"].get("skip_s", 3)) * 1000
-    if rows and starts and done:
+    s["rolls"] = len(windows)
+    if rows and windows:
         t0 = min(r["due_ms"] for r in rows)
-        roll_from, roll_to = min(starts), max(done) + 2000
-        roll = loadstats.window(rows, roll_from, roll_to)
-        steady = loadstats.window(rows, t0 + skip_ms, roll_from) + loadstats.window(rows, roll_to)
-        s["roll_s"] = round((max(done) - roll_from) / 1000, 1)
-        s["roll_after_load_end"] = max(done) > max(r["due_ms"] for r in rows)
-        for name, part in (("steady", steady), ("roll", roll)):
+        last_due = max(r["due_ms"] for r in rows)
+        s["roll_s"] = [round((to - 2000 - fr) / 1000, 1) for _, fr, to in windows]
+        s["roll_after_load_end"] = any(to - 2000 > last_due for _, _, to in windows)
+        bounds = [(t0, t0 + skip_ms)] + [(fr, to) for _, fr, to in windows]
+        steady = [r for r in rows if not any(fr <= r["due_ms"] < to for fr, to in bounds)]
+        parts = [("steady", steady)]
+        for kind in sorted({k for k, _, _ in windows}):
+            parts.append(("roll " + kind, [r for r in rows if any(k == kind and fr <= r["due_ms"] < to
+                                                                  for k, fr, to in windows)]))
+        s["windows"] = []
+        for name, part in parts:
             ps = loadstats.summarize(part) if part else {}
-            s[name + "_requests"] = len(part)
-            s[name + "_p99_ms"] = ps.get("latency_p99_ms")
-            s[name + "_lag_p99_ms"] = ps.get("client_lag_p99_ms")
+            s["windows"].append({"name": name, "requests": len(part), "failed": ps.get("non_2xx", 0)
+                                 + ps.get("connection_errors", 0), "p50_ms": ps.get("latency_p50_ms"),
+                                 "p99_ms": ps.get("latency_p99_ms"), "lag_p99_ms": ps.get("client_lag_p99_ms"),
+                                 "rolls": sum(1 for k, _, _ in windows if "roll " + k == name)})
     lag_limit = float(s["run"].get("lag_limit_ms", 100))
     s["valid"] = s["client_lag_p99_ms"] is not None and s["client_lag_p99_ms"] <= lag_limit
     s["haproxy_failures"] = [{"status": k[0], "server": k[1], "termination": k[2], "count": n}
@@ -350,21 +366,26 @@ def main():
             fmt(r["latency_max_ms"]), fmt(r["client_lag_p99_ms"]),
             "yes" if r["valid"] else "**no** (client lagged)", r["loadavg"]))
     w("")
-    w("### p99 during the roll vs steady state")
+    w("### p99 during the rolls vs steady state")
     w("")
-    w("Steady state: requests due before the first replacement started (after the client's first %s s) and from 2 s "
-      "after the last old instance exited; roll: the rest. Latency p99 over 2xx responses from the due time." % (
+    w("Each level runs several rolls (graceful alternates replacements *with* the service's warm-up before ready, "
+      "`warmup`, and *without* it, `nowarmup`). *roll* windows: requests due from a roll's first replacement start "
+      "until 2 s after its last old instance exited; *steady*: all other requests, except the client's first %s s. "
+      "Latency p99 over 2xx responses from the due time; the ratio is to the same run's steady p99." % (
           run0.get("skip_s", 3)))
     w("")
-    w("| variant | load | roll s | steady requests | steady p99 ms | steady client lag p99 ms | roll requests | "
-      "roll p99 ms | roll client lag p99 ms | roll p99 / steady p99 |")
-    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    w("| variant | load | window | rolls | roll durations s | requests | failed | p50 ms | p99 ms | client lag p99 ms "
+      "| p99 / steady p99 |")
+    w("|---|---:|---|---:|---|---:|---:|---:|---:|---:|---:|")
     for r in results:
-        ratio = (r["roll_p99_ms"] / r["steady_p99_ms"]) if r.get("roll_p99_ms") and r.get("steady_p99_ms") else None
-        w("| %s | %d%% | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["run"]["variant"], r["run"]["level_pct"], r.get("roll_s", "–"), r.get("steady_requests", "–"),
-            fmt(r.get("steady_p99_ms")), fmt(r.get("steady_lag_p99_ms")), r.get("roll_requests", "–"),
-            fmt(r.get("roll_p99_ms")), fmt(r.get("roll_lag_p99_ms")), fmt(ratio, 2) + ("x" if ratio else "")))
+        steady_p99 = next((x["p99_ms"] for x in r.get("windows", []) if x["name"] == "steady"), None)
+        for x in r.get("windows", []):
+            ratio = x["p99_ms"] / steady_p99 if x["p99_ms"] and steady_p99 else None
+            w("| %s | %d%% | %s | %s | %s | %d | %d | %s | %s | %s | %s |" % (
+                r["run"]["variant"], r["run"]["level_pct"], x["name"], x["rolls"] or "",
+                ", ".join(str(v) for v in r.get("roll_s", [])) if x["name"] == "steady" else "",
+                x["requests"], x["failed"], fmt(x["p50_ms"]), fmt(x["p99_ms"]), fmt(x["lag_p99_ms"]),
+                (fmt(ratio, 2) + "x") if ratio and x["name"] != "steady" else ""))
     late = [r for r in results if r.get("roll_after_load_end")]
     if late:
         w("")

@@ -5,19 +5,20 @@
 #
 # 1. Measures the peak (lt_measure_peak in lib.sh: climbs until the service fails), unless PEAK_RPS is given.
 # 2. For each variant in MODES: HAProxy and INSTANCES fresh instances, warmed up off the record; then for each
-#    load level in LEVELS (% of the peak): a constant-rate open-model load through HAProxy (Gatling, LT_CLIENT) lasting
-#    long enough for MIN_REQUESTS requests, and inside it, after WARMUP_S of steady state, a rolling restart with
-#    maxSurge 1 / maxUnavailable 0: for each running instance, start its replacement, wait until /health/ready
-#    answers 200, then SIGTERM the old one (timed by ../drain/drainwatch.py) and wait for it to exit. The load goes on
-#    after the roll (steady state again) until its planned end. The next level restarts the replacements. Every
+#    load level in LEVELS (% of the peak): one constant-rate open-model load through HAProxy (Gatling, LT_CLIENT) long
+#    enough for MIN_REQUESTS requests (and at least WARMUP_S + ROLL_S). Inside it, after WARMUP_S of steady state,
+#    rolling restarts (maxSurge 1 / maxUnavailable 0: for each running instance, start its replacement, wait until
+#    /health/ready answers 200, then SIGTERM the old one, timed by ../drain/drainwatch.py, and wait for its exit),
+#    ROLL_GAP_S of steady state between them, up to MAX_ROLLS while one fits before the load's planned end. Every
 #    request's outcome goes to results/<run>/requests.csv.
 # 3. Writes load-tests/reports/rolling-restart.md (+ .png) from the results.
 #
-# Variants: graceful (shutdown.mode=graceful, the service's warm-up before ready as configured by default),
-# graceful-nowarmup (the same with warm-up.requests=0), naive (shutdown.mode=naive).
-# Settings (environment): MODES="graceful graceful-nowarmup naive" LEVELS="100" INSTANCES=2 PEAK_RPS=
-# MIN_REQUESTS=100000 WARMUP_S=10 ROLL_S=50 LT_CLIENT=gatling|python, and the LT_* variables of lib.sh (ports, HAProxy checks,
-# pre-drain delay, simulated latency, peak search, client lag limit LT_LAG_LIMIT_MS, time budget LT_BUDGET_S).
+# Variants: graceful (shutdown.mode=graceful; its rolls alternate replacements with the service's warm-up before
+# ready at its default and without it, warm-up.requests=0), graceful-nowarmup (every instance without warm-up),
+# naive (shutdown.mode=naive).
+# Settings (environment): MODES="graceful naive" LEVELS="100" INSTANCES=2 PEAK_RPS= MIN_REQUESTS=100000 WARMUP_S=10
+# ROLL_S=50 ROLL_GAP_S=20 MAX_ROLLS=4 LT_CLIENT=gatling|python, and the LT_* variables of lib.sh (ports, HAProxy
+# checks, pre-drain delay, simulated latency, peak search, client lag limit LT_LAG_LIMIT_MS, time budget LT_BUDGET_S).
 # Bounded: runs that would start after the budget are skipped and listed in the report; every process started here is
 # killed on exit or Ctrl+C.
 set -euo pipefail
@@ -26,12 +27,14 @@ LT_BUDGET_S="${LT_BUDGET_S:-1200}"   # before lib.sh, whose default (570 s) suit
 # shellcheck source=lib.sh
 source "$HERE/lib.sh"
 
-MODES="${MODES:-graceful graceful-nowarmup naive}"
+MODES="${MODES:-graceful naive}"
 LEVELS="${LEVELS:-100}"
 INSTANCES="${INSTANCES:-2}"
 MIN_REQUESTS="${MIN_REQUESTS:-100000}"
 WARMUP_S="${WARMUP_S:-10}"
 ROLL_S="${ROLL_S:-50}"
+ROLL_GAP_S="${ROLL_GAP_S:-20}"
+MAX_ROLLS="${MAX_ROLLS:-4}"
 [ $((INSTANCES * 2)) -le "$LT_SLOTS" ] || { echo "INSTANCES * 2 must be <= LT_SLOTS ($LT_SLOTS)" >&2; exit 2; }
 
 lt_init rolling-restart
@@ -46,9 +49,9 @@ fi
 BASE_JAVA_OPTS="$LT_JAVA_OPTS"
 for variant in $MODES; do
   case "$variant" in
-    graceful) mode=graceful; LT_JAVA_OPTS="$BASE_JAVA_OPTS" ;;
-    graceful-nowarmup) mode=graceful; LT_JAVA_OPTS="$BASE_JAVA_OPTS -Dwarm-up.requests=0" ;;
-    naive) mode=naive; LT_JAVA_OPTS="$BASE_JAVA_OPTS" ;;
+    graceful) mode=graceful; ROLL_KIND=warmup; LT_JAVA_OPTS="$BASE_JAVA_OPTS" ;;
+    graceful-nowarmup) mode=graceful; ROLL_KIND=nowarmup; LT_JAVA_OPTS="$BASE_JAVA_OPTS -Dwarm-up.requests=0" ;;
+    naive) mode=naive; ROLL_KIND=warmup; LT_JAVA_OPTS="$BASE_JAVA_OPTS" ;;
     *) echo "unknown variant $variant (graceful, graceful-nowarmup, naive)" >&2; exit 2 ;;
   esac
   lt_new_run "cluster-$variant"
@@ -74,27 +77,43 @@ for variant in $MODES; do
       echo "s$old,$(lt_scrape_invocations "$old")" >>"$LT_RUN_DIR/invocations-baseline.csv"
     done
     lt_client_start "$rate" "$duration" "$LT_RUN_DIR/requests.csv" "$variant-$level-$(lt_now_ms)"
+    load_end_ms=$(( $(lt_now_ms) + duration * 1000 ))
     sleep "$WARMUP_S"
-    # shellcheck disable=SC2086  # split on purpose: one slot per word
-    set -- $spare
-    for old in $running; do
-      new=$1
-      shift
-      lt_start_instance "$new" "$mode"        # maxSurge 1: the replacement first...
-      lt_wait_ready "$new" 90                 # ...Ready (what the Deployment controller waits for)...
-      lt_sigterm_watched "$old" "$LT_RUN_DIR/shutdown-s$old.json"   # ...then the old one: maxUnavailable 0
-      lt_log "  s$old -> s$new: old exited with status $LT_EXIT_STATUS"
+    # Rolls inside the load, ROLL_GAP_S of steady state between them, while another one fits before the load ends
+    # (at most MAX_ROLLS). graceful alternates replacements with the service's warm-up before ready and without it
+    # (warm-up.requests=0), so both kinds meet the same load in the same run.
+    roll=0
+    while :; do
+      roll=$((roll + 1))
+      kind=$ROLL_KIND
+      if [ "$variant" = graceful ] && [ $((roll % 2)) -eq 0 ]; then kind=nowarmup; fi
+      extra=()
+      [ "$kind" = nowarmup ] && extra=(-Dwarm-up.requests=0)
+      lt_event roll-start "" "$kind"
+      # shellcheck disable=SC2086  # split on purpose: one slot per word
+      set -- $spare
+      for old in $running; do
+        new=$1
+        shift
+        lt_start_instance "$new" "$mode" "${extra[@]}"   # maxSurge 1: the replacement first...
+        lt_wait_ready "$new" 90                          # ...Ready (what the Deployment controller waits for)...
+        lt_sigterm_watched "$old" "$LT_RUN_DIR/shutdown-r$roll-s$old.json"   # ...then the old one: maxUnavailable 0
+        lt_log "  roll $roll ($kind): s$old -> s$new: old exited with status $LT_EXIT_STATUS"
+      done
+      lt_event roll-done "" "$kind"
+      tmp="$running"; running="$spare"; spare="$tmp"
+      [ "$roll" -lt "$MAX_ROLLS" ] || break
+      [ $(( load_end_ms - $(lt_now_ms) )) -gt $(( (ROLL_GAP_S + ROLL_S) * 1000 )) ] || break
+      sleep "$ROLL_GAP_S"
     done
-    lt_event roll-done
-    # The load goes on until its planned end (steady state after the roll; >= MIN_REQUESTS in all).
+    # The load goes on until its planned end (steady state after the last roll; >= MIN_REQUESTS in all).
     lt_client_wait
-    # Authorizations decided by the replacements so far (the old ones were scraped during their shutdown).
-    for new in $spare; do
+    # Authorizations decided by the instances still running (the old ones were scraped during their shutdown).
+    for new in $running; do
       echo "s$new,$(lt_scrape_invocations "$new")" >>"$LT_RUN_DIR/invocations-survivors.csv"
     done
     lt_end_run
     lt_log "  $("$PY" "$HERE/loadstats.py" summarize "$LT_RUN_DIR/requests.csv" | cut -c1-400)"
-    tmp="$running"; running="$spare"; spare="$tmp"
   done
   lt_stop_all
 done

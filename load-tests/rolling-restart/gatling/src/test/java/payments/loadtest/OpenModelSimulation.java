@@ -32,8 +32,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * reused_conn}; epoch milliseconds), so {@code loadstats.py} and {@code report.py} read both.
  *
  * <p>Schedule check: user {@code seq} is due at {@code t0 + seq / rate} ({@code constantUsersPerSec} without
- * {@code randomized()} spaces users evenly, t0 = the first user's start); {@code start_ms - due_ms} is the client's
- * lag. A level whose lag p99 exceeds the limit in {@code lib.sh} is marked invalid: there the client, not the service,
+ * {@code randomized()} spaces users evenly). The simulation writes t0 = the first user's start; {@code loadstats.py
+ * rebase} then moves t0 to the latest origin at which no user started before its due time (the injector's own
+ * origin is not visible from a scenario). {@code start_ms - due_ms} is the client's lag. A level whose lag p99 exceeds the limit in {@code lib.sh} is marked invalid: there the client, not the service,
  * was the bottleneck. Latency is {@code end_ms - due_ms}, so a client falling behind cannot hide latency either
  * (no coordinated omission).
  *
