@@ -462,6 +462,7 @@ lt_gatling_build() {
   lt_log "building the Gatling simulation ($LT_GATLING_DIR)"
   (cd "$LT_GATLING_DIR" && mvn -B -q test-compile) >"$LT_RESULTS/gatling-build.log" 2>&1 \
     || { lt_log "Gatling build failed; see $LT_RESULTS/gatling-build.log"; exit 1; }
+  LT_GATLING_BUILT=1
 }
 
 # lt_gatling_start RATE DURATION_S OUT.csv [KEY_PREFIX]: one Gatling run in the background (LT_CLIENT_PID); returns
@@ -469,6 +470,7 @@ lt_gatling_build() {
 lt_gatling_start() {
   local rate=$1 duration=$2 out=$3 prefix=${4:-lt$(lt_now_ms)}
   LT_GATLING_OUT=$out
+  [ -n "${LT_GATLING_BUILT:-}" ] || lt_gatling_build
   rm -f "$out"
   (cd "$LT_GATLING_DIR" && exec mvn -B -q -o gatling:test -Dlt.port="$LT_HAPROXY_PORT" -Dlt.rate="$rate" \
       -Dlt.duration="$duration" -Dlt.out="$out" -Dlt.keyPrefix="$prefix" -Dgatling.noReports=true \
