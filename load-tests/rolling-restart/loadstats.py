@@ -22,7 +22,8 @@ def percentile(values, q):
 
 def load(path):
     with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
+        # a run cut short can leave a half-written last line: keep whole rows only
+        rows = [r for r in csv.DictReader(f) if r.get("reused_conn") is not None]
     for r in rows:
         for k in ("due_ms", "start_ms", "end_ms", "latency_ms"):
             r[k] = float(r[k])

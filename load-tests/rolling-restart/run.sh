@@ -17,7 +17,7 @@
 # ready at its default and without it, warm-up.requests=0), graceful-nowarmup (every instance without warm-up),
 # naive (shutdown.mode=naive).
 # Settings (environment): MODES="graceful naive" LEVELS="100" INSTANCES=2 PEAK_RPS= MIN_REQUESTS=100000 WARMUP_S=10
-# ROLL_S=50 ROLL_GAP_S=20 MAX_ROLLS=4 LT_CLIENT=gatling|python, and the LT_* variables of lib.sh (ports, HAProxy
+# ROLL_S=50 ROLL_GAP_S=20 MAX_ROLLS=4 READY_TIMEOUT_S=180 PEAK_FROM=<earlier results dir> LT_CLIENT=gatling|python, and the LT_* variables of lib.sh (ports, HAProxy
 # checks, pre-drain delay, simulated latency, peak search, client lag limit LT_LAG_LIMIT_MS, time budget LT_BUDGET_S).
 # Bounded: runs that would start after the budget are skipped and listed in the report; every process started here is
 # killed on exit or Ctrl+C.
@@ -35,12 +35,21 @@ WARMUP_S="${WARMUP_S:-10}"
 ROLL_S="${ROLL_S:-50}"
 ROLL_GAP_S="${ROLL_GAP_S:-20}"
 MAX_ROLLS="${MAX_ROLLS:-4}"
+READY_TIMEOUT_S="${READY_TIMEOUT_S:-180}"   # a replacement not ready by then aborts the scenario
 [ $((INSTANCES * 2)) -le "$LT_SLOTS" ] || { echo "INSTANCES * 2 must be <= LT_SLOTS ($LT_SLOTS)" >&2; exit 2; }
 
 lt_init rolling-restart
 lt_log "results in $LT_RESULTS"
 [ "$LT_CLIENT" != gatling ] || lt_gatling_build
-if [ -z "${PEAK_RPS:-}" ]; then
+if [ -n "${PEAK_FROM:-}" ]; then   # the peak search of an earlier results directory (same machine, same setup)
+  "$PY" - "$PEAK_FROM/peak.json" "$(basename "$PEAK_FROM")" >"$LT_RESULTS/peak.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["from_results"] = sys.argv[2]
+print(json.dumps(d))
+PYEOF
+  PEAK_RPS="$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["peak_rps"])' "$LT_RESULTS/peak.json")"
+elif [ -z "${PEAK_RPS:-}" ]; then
   lt_measure_peak "$INSTANCES"
 else
   echo "{\"peak_rps\": $PEAK_RPS, \"given\": true, \"client\": \"$LT_CLIENT\"}" >"$LT_RESULTS/peak.json"
@@ -96,7 +105,7 @@ for variant in $MODES; do
         new=$1
         shift
         lt_start_instance "$new" "$mode" "${extra[@]}"   # maxSurge 1: the replacement first...
-        lt_wait_ready "$new" 90                          # ...Ready (what the Deployment controller waits for)...
+        lt_wait_ready "$new" "$READY_TIMEOUT_S"          # ...Ready (what the Deployment controller waits for)...
         lt_sigterm_watched "$old" "$LT_RUN_DIR/shutdown-r$roll-s$old.json"   # ...then the old one: maxUnavailable 0
         lt_log "  roll $roll ($kind): s$old -> s$new: old exited with status $LT_EXIT_STATUS"
       done
