@@ -371,7 +371,7 @@ lt_start_cluster() {
   lt_start_haproxy
   for slot in $(seq 1 "$n"); do lt_start_instance "$slot" "$mode"; done
   for slot in $(seq 1 "$n"); do lt_wait_ready "$slot" 90; done
-  for slot in $(seq 1 "$n"); do lt_wait_haproxy "$slot" UP 10; done
+  for slot in $(seq 1 "$n"); do lt_wait_haproxy "$slot" UP 60; done
   # Fresh JVMs interpret and compile their first few thousand requests; warm them up off the record, so that a
   # run measures the restart, not the JIT (replacements started during a run stay cold, as in a real deploy).
   "$PY" "$LT_DIR/rolling-restart/loadgen.py" --port "$LT_HAPROXY_PORT" --rate "${LT_WARMUP_RPS:-100}" \
