@@ -154,14 +154,15 @@ def analyse_run(run_dir):
         server, sig = d["server"], d["signal_ms"]
         started = max([ms for ms, ev, slot, _ in events(run_dir) if ev == "start" and "s" + slot == server
                        and ms < sig] or [float("-inf")])
-        mine = [r for r in rows if r["backend"] == server and r["start_ms"] >= started]
+        ended = sig + (d.get("exited_after_signal_ms") or 60000) + 1000   # this instance, not a later one in its slot
+        mine = [r for r in rows if r["backend"] == server and started <= r["start_ms"] <= ended]
         after = [r for r in mine if r["start_ms"] >= sig]
         answered = [r for r in mine if r["status"] and r["end_ms"] >= sig]
         d["requests_routed_after_signal"] = len(after)
         logged_down = loadstats.haproxy_down_after(os.path.join(run_dir, "haproxy.log"), server, sig)
         if logged_down is not None:  # HAProxy's own timestamp beats drainwatch's 50 ms poll
             d["haproxy_down_after_signal_ms"] = logged_down
-        d["failed_on_it"] = sum(1 for r in mine if not 200 <= r["status"] < 300)
+        d["failed_on_it"] = sum(1 for r in mine if not 200 <= r["status"] < 300 and r["end_ms"] >= sig)
         d["last_response_after_signal_ms"] = round(max(r["end_ms"] for r in answered) - sig, 1) if answered else None
         d["summary_line"] = summary_line(run_dir, d["log"])
         # Decided authorizations during this run: last scrape minus what it had decided before the run. A naive
@@ -194,6 +195,13 @@ def analyse_run(run_dir):
                             + s["non_2xx_by_status"].get("504", 0))
     s["shutdowns"] = shutdowns
     s["failures_by_place"] = dict(classify_failures(rows, lifetimes(run_dir)).most_common())
+    # From the first SIGTERM to the end of the load: what the rolls and the steady state after them saw, without the
+    # client's own start (on a saturated box its first seconds release a backlog that no service setting explains).
+    if shutdowns:
+        tail = [r for r in rows if r["due_ms"] >= min(d["signal_ms"] for d in shutdowns)]
+        ts = loadstats.summarize(tail) if tail else {}
+        s["from_first_sigterm"] = {"requests": len(tail), "failed": ts.get("non_2xx", 0) + ts.get(
+            "connection_errors", 0), "p99_ms": ts.get("latency_p99_ms"), "lag_p99_ms": ts.get("client_lag_p99_ms")}
     s["loadavg"] = loadavg(run_dir)
     # Steady state vs roll: requests due from the first replacement's start until 2 s after the last old instance
     # exited are "during the roll"; the others are steady state, except the first skip s (the client's own JIT
@@ -428,11 +436,14 @@ def main():
       "instance, HAProxy's 503 when no instance was UP (both had failed their readiness checks), or no response "
       "before the client's 20 s timeout." % COLD_S)
     w("")
-    w("| variant | load | failed | where |")
-    w("|---|---:|---:|---|")
+    w("| variant | load | failed | from the first SIGTERM to the end: requests / failed / p99 ms / client lag p99 ms "
+      "| where |")
+    w("|---|---:|---:|---|---|")
     for r in results:
-        w("| %s | %d%% | %d | %s |" % (r["run"]["variant"], r["run"]["level_pct"],
-                                       r["non_2xx"] + r["connection_errors"], "; ".join(
+        t = r.get("from_first_sigterm") or {}
+        w("| %s | %d%% | %d | %s / %s / %s / %s | %s |" % (
+            r["run"]["variant"], r["run"]["level_pct"], r["non_2xx"] + r["connection_errors"],
+            t.get("requests", "–"), t.get("failed", "–"), fmt(t.get("p99_ms")), fmt(t.get("lag_p99_ms")), "; ".join(
                                            "%s: %d" % (k, n) for k, n in r["failures_by_place"].items()) or "–"))
     w("")
     w("### p99 during the rolls vs steady state")
@@ -515,7 +526,7 @@ def main():
       "that instance answered completed.")
     w("")
     w("| variant | load | instance | readiness 503 | HAProxy DOWN | business listener closed | routed after signal "
-      "| failed on it | last response | exited | exit status | service's summary line |")
+      "| failed on it after the signal | last response | exited | exit status | service's summary line |")
     w("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in results:
         for d in r["shutdowns"]:
