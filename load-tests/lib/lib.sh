@@ -382,7 +382,7 @@ lt_start_cluster() {
   lt_start_haproxy
   for slot in $(seq 1 "$n"); do lt_start_instance "$slot" "$mode"; done
   for slot in $(seq 1 "$n"); do lt_wait_ready "$slot" 90; done
-  for slot in $(seq 1 "$n"); do lt_wait_haproxy "$slot" UP 10; done
+  for slot in $(seq 1 "$n"); do lt_wait_haproxy "$slot" UP 60; done
   # Fresh JVMs interpret and compile their first few thousand requests; warm them up off the record, so that a
   # run measures the restart, not the JIT (replacements started during a run stay cold, as in a real deploy).
   "$PY" "$LT_DIR/lib/loadgen.py" --port "$LT_HAPROXY_PORT" --rate "${LT_WARMUP_RPS:-100}" \
@@ -397,55 +397,63 @@ lt_scrape_invocations() {
     | awk '/^authorizer_invocations_total/ && !/outcome="unknown"/ {s += $NF} END {printf "%d\n", s}'
 }
 
-# lt_measure_peak N: the highest constant arrival rate that N instances behind HAProxy, with this load generator
-# on the same box, sustain with no error, p99 latency <= LT_PEAK_P99_MS and the client keeping its schedule
-# (its own lag p99 <= LT_PEAK_LAG_MS; beyond that the client, not the service, is the limit). A failing step is
-# repeated once before the search stops.
-# Sets PEAK_RPS and writes $LT_RESULTS/peak.json.
-LT_PEAK_RATES="${LT_PEAK_RATES:-100 200 300 400 500 600 800 1000 1200 1500 1800 2200 2600 3000}"
-LT_PEAK_STEP_S="${LT_PEAK_STEP_S:-8}"
+# lt_measure_peak N: the highest constant arrival rate that N graceful instances behind HAProxy sustain, found by
+# climbing until the SERVICE fails (no step list, no ceiling but LT_PEAK_MAX_RPS): each step offers LT_PEAK_FACTOR x
+# the previous one for LT_PEAK_STEP_S s (a fresh client run; its first LT_PEAK_SKIP_S s, the client's JIT warm-up,
+# are not judged). A step
+#   - fails (the service) on any non-2xx or connection error, latency p99 > LT_PEAK_P99_MS, or 2xx throughput below
+#     LT_PEAK_MIN_THROUGHPUT_PCT % of the offered rate, while the client kept its schedule;
+#   - is invalid when the client fell behind its schedule (send lag p99 > LT_LAG_LIMIT_MS) and the service answered
+#     everything: the client, not the service, was the limit there, so the step says nothing about the service.
+# A failing or invalid step is tried once more (one step can catch another process's burst on a shared machine).
+# The search ends at the first step that fails twice (peak = the last passing rate, "service-limited") or is invalid
+# twice ("client-limited": the peak is only a lower bound of the service's).
+# Sets PEAK_RPS and PEAK_LIMITED_BY; writes $LT_RESULTS/peak.json.
+LT_PEAK_START_RPS="${LT_PEAK_START_RPS:-200}"
+LT_PEAK_FACTOR="${LT_PEAK_FACTOR:-1.4}"
+LT_PEAK_MAX_RPS="${LT_PEAK_MAX_RPS:-50000}"
+LT_PEAK_STEP_S="${LT_PEAK_STEP_S:-15}"
+LT_PEAK_SKIP_S="${LT_PEAK_SKIP_S:-3}"
 LT_PEAK_P99_MS="${LT_PEAK_P99_MS:-500}"
-LT_PEAK_LAG_MS="${LT_PEAK_LAG_MS:-100}"
+LT_PEAK_MIN_THROUGHPUT_PCT="${LT_PEAK_MIN_THROUGHPUT_PCT:-95}"
+LT_LAG_LIMIT_MS="${LT_LAG_LIMIT_MS:-${LT_PEAK_LAG_MS:-100}}"
 lt_measure_peak() {
   lt_new_run peak
   lt_start_cluster graceful "$1"
-  lt_log "peak search: steps of $LT_PEAK_STEP_S s: $LT_PEAK_RATES"
-  local rate verdict steps="" last_ok=0 attempt
-  for rate in $LT_PEAK_RATES; do
-    # A failing step is tried once more: on a shared machine one step can catch another process's burst.
+  lt_log "peak search: from $LT_PEAK_START_RPS rps, x$LT_PEAK_FACTOR per step of $LT_PEAK_STEP_S s, until the service fails"
+  local rate=$LT_PEAK_START_RPS verdict steps="" last_ok=0 attempt outcome="" limited_by=""
+  while [ "$rate" -le "$LT_PEAK_MAX_RPS" ]; do
+    if ! lt_time_left; then limited_by="time budget"; break; fi
     for attempt in 1 2; do
-      "$PY" "$LT_DIR/lib/loadgen.py" --port "$LT_HAPROXY_PORT" --rate "$rate" \
-        --duration "$LT_PEAK_STEP_S" --out "$LT_RUN_DIR/step-$rate-$attempt.csv" >/dev/null
-      verdict="$("$PY" - "$LT_RUN_DIR/step-$rate-$attempt.csv" "$rate" "$LT_PEAK_P99_MS" "$LT_PEAK_LAG_MS" "$attempt" <<'PYEOF'
-import json, os, sys
-sys.path.insert(0, os.environ["LT_DIR"] + "/lib")
-import loadstats
-path, rate, p99_max, lag_max, attempt = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
-s = loadstats.summarize(loadstats.load(path))
-reasons = []
-if s["non_2xx"] or s["connection_errors"]:
-    reasons.append("errors")
-if s["latency_p99_ms"] is None or s["latency_p99_ms"] > p99_max:
-    reasons.append("p99 %s ms > %s" % (s["latency_p99_ms"], p99_max))
-if s["client_lag_p99_ms"] > lag_max:
-    reasons.append("client lag p99 %s ms > %s (client-limited)" % (s["client_lag_p99_ms"], lag_max))
-print(json.dumps({"rate": rate, "attempt": attempt, "pass": not reasons, "reasons": reasons, **{k: s[k] for k in (
-    "sent", "ok_2xx", "non_2xx", "connection_errors", "latency_p50_ms", "latency_p99_ms", "client_lag_p99_ms",
-    "throughput_rps")}, "loadavg": open("/proc/loadavg").read().split()[0]}))
-PYEOF
-)"
+      lt_client_run "$rate" "$LT_PEAK_STEP_S" "$LT_RUN_DIR/step-$rate-$attempt.csv" "peak$rate-$attempt"
+      verdict="$("$PY" "$LT_DIR/lib/loadstats.py" judge "$LT_RUN_DIR/step-$rate-$attempt.csv" "$rate" \
+        "$LT_PEAK_SKIP_S" "$LT_PEAK_P99_MS" "$LT_LAG_LIMIT_MS" "$LT_PEAK_MIN_THROUGHPUT_PCT" "$attempt")"
       lt_log "peak step $rate rps, attempt $attempt: $verdict"
       steps="$steps${steps:+,}$verdict"
-      [[ "$verdict" == *'"pass": true'* ]] && break
+      outcome="$(sed -n 's/.*"outcome": "\([a-z]*\)".*/\1/p' <<<"$verdict")"
+      [ "$outcome" = pass ] && break
     done
-    if [[ "$verdict" == *'"pass": true'* ]]; then last_ok=$rate; else break; fi
+    case "$outcome" in
+      pass) last_ok=$rate ;;
+      fail) limited_by=service; break ;;
+      *) limited_by=client; break ;;
+    esac
+    rate=$("$PY" -c "import math,sys; print(max(int(sys.argv[1]) + 1, int(round(int(sys.argv[1]) * float(sys.argv[2]), -1))))" \
+      "$rate" "$LT_PEAK_FACTOR")
   done
+  [ -n "$limited_by" ] || limited_by="LT_PEAK_MAX_RPS"
   lt_stop_all
-  [ "$last_ok" -gt 0 ] || { lt_log "not even the first peak step passed; is the machine busy?"; exit 1; }
+  if [ "$last_ok" -eq 0 ]; then   # not even the first step passed: go on at that rate, and say so in the report
+    lt_log "not even the first peak step passed (is the machine busy?): the runs use $LT_PEAK_START_RPS rps"
+    last_ok=$LT_PEAK_START_RPS
+    limited_by="nothing: no step passed ($limited_by)"
+  fi
   PEAK_RPS=$last_ok
-  printf '{"peak_rps": %s, "instances": %s, "step_seconds": %s, "p99_limit_ms": %s, "client_lag_limit_ms": %s, "steps": [%s]}\n' \
-    "$PEAK_RPS" "$1" "$LT_PEAK_STEP_S" "$LT_PEAK_P99_MS" "$LT_PEAK_LAG_MS" "$steps" >"$LT_RESULTS/peak.json"
-  lt_log "peak: $PEAK_RPS rps"
+  PEAK_LIMITED_BY=$limited_by
+  printf '{"peak_rps": %s, "limited_by": "%s", "instances": %s, "client": "%s", "start_rps": %s, "factor": %s, "step_seconds": %s, "skip_seconds": %s, "p99_limit_ms": %s, "client_lag_limit_ms": %s, "min_throughput_pct": %s, "steps": [%s]}\n' \
+    "$PEAK_RPS" "$limited_by" "$1" "$LT_CLIENT" "$LT_PEAK_START_RPS" "$LT_PEAK_FACTOR" "$LT_PEAK_STEP_S" "$LT_PEAK_SKIP_S" \
+    "$LT_PEAK_P99_MS" "$LT_LAG_LIMIT_MS" "$LT_PEAK_MIN_THROUGHPUT_PCT" "$steps" >"$LT_RESULTS/peak.json"
+  lt_log "peak: $PEAK_RPS rps (limited by: $limited_by)"
 }
 
 # lt_end_run: copies the part of HAProxy's log written since lt_new_run into the run's directory.
@@ -453,4 +461,82 @@ lt_end_run() {
   if [ -n "${LT_HAPROXY_LOG:-}" ] && [ -f "$LT_HAPROXY_LOG" ] && [ "$LT_HAPROXY_LOG" != "$LT_RUN_DIR/haproxy.log" ]; then
     tail -c +$((LT_HAPROXY_LOG_OFFSET + 1)) "$LT_HAPROXY_LOG" >"$LT_RUN_DIR/haproxy.log"
   fi
+}
+
+# ---- Gatling: the open-model client of the rolling-restart benchmark (load-tests/rolling-restart/gatling) ----
+# Gatling's Java DSL through its Maven plugin, in a Maven project of its own. Same per-request CSV as loadgen.py.
+LT_GATLING_DIR="$LT_DIR/rolling-restart/gatling"
+LT_CLIENT_PID=""
+
+# lt_gatling_build: resolves Gatling (Maven Central) and compiles the simulation once; runs then go offline.
+lt_gatling_build() {
+  lt_log "building the Gatling simulation ($LT_GATLING_DIR)"
+  (cd "$LT_GATLING_DIR" && mvn -B -q test-compile) >"$LT_RESULTS/gatling-build.log" 2>&1 \
+    || { lt_log "Gatling build failed; see $LT_RESULTS/gatling-build.log"; exit 1; }
+  LT_GATLING_BUILT=1
+}
+
+# lt_gatling_start RATE DURATION_S OUT.csv [KEY_PREFIX]: one Gatling run in the background (LT_CLIENT_PID); returns
+# once the first request is on its way (Maven and Gatling take a few seconds to start).
+lt_gatling_start() {
+  local rate=$1 duration=$2 out=$3 prefix=${4:-lt$(lt_now_ms)}
+  LT_GATLING_OUT=$out
+  [ -n "${LT_GATLING_BUILT:-}" ] || lt_gatling_build
+  rm -f "$out"
+  (cd "$LT_GATLING_DIR" && exec mvn -B -q -o gatling:test -Dlt.port="$LT_HAPROXY_PORT" -Dlt.rate="$rate" \
+      -Dlt.duration="$duration" -Dlt.out="$out" -Dlt.keyPrefix="$prefix" -Dgatling.noReports=true \
+      -Dgatling.resultsFolder="$(dirname "$out")/gatling" -Dgatling.runDescription="$rate-rps") \
+    >"${out%.csv}.gatling.log" 2>&1 &
+  LT_CLIENT_PID=$!
+  LT_PIDS+=("$LT_CLIENT_PID")
+  local _
+  for _ in $(seq 1 600); do
+    [ "$(stat -c %s "$out" 2>/dev/null || echo 0)" -gt 100 ] && { lt_event loadgen-start "" "rate=$rate"; return 0; }
+    kill -0 "$LT_CLIENT_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  lt_log "Gatling did not start sending; see ${out%.csv}.gatling.log"
+  exit 1
+}
+
+# lt_gatling_wait: waits for the Gatling run to finish (its duration is fixed up front), then anchors the CSV's
+# schedule (loadstats.py rebase).
+lt_gatling_wait() {
+  wait "$LT_CLIENT_PID" || lt_log "Gatling exited with status $? (KO requests make it fail; the CSV has them)"
+  "$PY" "$LT_DIR/lib/loadstats.py" rebase "$LT_GATLING_OUT" >"${LT_GATLING_OUT%.csv}.rebase.json"
+  lt_event loadgen-stop
+  lt_event loadavg "" "$(cut -d' ' -f1 /proc/loadavg)"
+}
+
+# ---- the client used by run.sh: LT_CLIENT=gatling (default) or python (loadgen.py) ----
+LT_CLIENT="${LT_CLIENT:-gatling}"
+
+# lt_client_start RATE DURATION_S OUT.csv [KEY_PREFIX]: a fixed-length open-model run in the background.
+lt_client_start() {
+  if [ "$LT_CLIENT" = gatling ]; then
+    lt_gatling_start "$@"
+  else
+    "$PY" "$LT_DIR/lib/loadgen.py" --port "$LT_HAPROXY_PORT" --rate "$1" --duration "$2" \
+      ${4:+--key-prefix "$4"} --out "$3" >"${3%.csv}.summary.json" 2>"${3%.csv}.stderr" &
+    LT_CLIENT_PID=$!
+    LT_PIDS+=("$LT_CLIENT_PID")
+    lt_event loadgen-start "" "rate=$1"
+  fi
+}
+
+# lt_client_wait: until the run started by lt_client_start has sent its last request and had its answers.
+lt_client_wait() {
+  if [ "$LT_CLIENT" = gatling ]; then
+    lt_gatling_wait
+  else
+    wait "$LT_CLIENT_PID" || lt_log "loadgen.py exited with status $?"
+    lt_event loadgen-stop
+    lt_event loadavg "" "$(cut -d' ' -f1 /proc/loadavg)"
+  fi
+}
+
+# lt_client_run RATE DURATION_S OUT.csv [KEY_PREFIX]: one run in the foreground.
+lt_client_run() {
+  lt_client_start "$@"
+  lt_client_wait
 }

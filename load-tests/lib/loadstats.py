@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Summaries of loadgen.py's per-request CSV, shared by the rolling-restart and drain reports.
 
-    loadstats.py summarize FILE.csv          one JSON object (used by the peak search)
+    loadstats.py summarize FILE.csv          one JSON object
+    loadstats.py rebase FILE.csv             Gatling CSVs: puts the schedule's origin where no request started early
+    loadstats.py judge FILE.csv RATE SKIP_S P99_MS LAG_MS MIN_THROUGHPUT_PCT ATTEMPT
+                                             one peak-search step's verdict (see lt_measure_peak in lib.sh)
 """
 import csv
 import json
@@ -19,7 +22,8 @@ def percentile(values, q):
 
 def load(path):
     with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
+        # a run cut short can leave a half-written last line: keep whole rows only
+        rows = [r for r in csv.DictReader(f) if r.get("reused_conn") is not None]
     for r in rows:
         for k in ("due_ms", "start_ms", "end_ms", "latency_ms"):
             r[k] = float(r[k])
@@ -85,7 +89,68 @@ def summarize(rows):
     }
 
 
+def window(rows, from_ms=None, to_ms=None):
+    """Rows whose due time lies in [from_ms, to_ms) (either bound None: open)."""
+    return [r for r in rows if (from_ms is None or r["due_ms"] >= from_ms) and (to_ms is None or r["due_ms"] < to_ms)]
+
+
+def judge(rows, rate, skip_s, p99_max_ms, lag_max_ms, min_throughput_pct):
+    """Verdict of one peak-search step: outcome "pass", "fail" (the service missed a criterion while the client kept
+    its schedule, or answered with errors) or "invalid" (the client fell behind: the step says nothing about the
+    service). The first skip_s seconds (the client's own JIT warm-up) are not judged."""
+    t0 = min(r["due_ms"] for r in rows) if rows else 0
+    judged = window(rows, t0 + skip_s * 1000)
+    s = summarize(judged)
+    service, client = [], []
+    if s["non_2xx"] or s["connection_errors"]:
+        service.append("errors: %s" % dict(s["non_2xx_by_status"], **s["connection_errors_by_kind"]))
+    if s["latency_p99_ms"] is None or s["latency_p99_ms"] > p99_max_ms:
+        service.append("p99 %s ms > %s" % (s["latency_p99_ms"], p99_max_ms))
+    if s["throughput_rps"] < rate * min_throughput_pct / 100:
+        service.append("2xx throughput %s rps < %s%% of %s" % (s["throughput_rps"], min_throughput_pct, rate))
+    if (s["client_lag_p99_ms"] or 0) > lag_max_ms:
+        client.append("client send lag p99 %s ms > %s" % (s["client_lag_p99_ms"], lag_max_ms))
+    errors = bool(s["non_2xx"] or s["connection_errors"])
+    outcome = "pass" if not service and not client else ("invalid" if client and not errors else "fail")
+    return {"rate": rate, "outcome": outcome, "pass": outcome == "pass", "reasons": service + client,
+            **{k: s[k] for k in ("sent", "ok_2xx", "non_2xx", "connection_errors", "latency_p50_ms", "latency_p99_ms",
+                                 "client_lag_p99_ms", "throughput_rps")}}
+
+
+def rebase(path):
+    """A Gatling run knows each user's place on the schedule (seq / rate) but not the injector's own origin; the
+    simulation guesses it (the first user's start). Rewrites due_ms and latency_ms so that the origin is the latest
+    one with no user started before its due time: lag >= 0 everywhere, and 0 for the most punctual user. Returns
+    the shift in ms (>= 0: due times only move earlier, so lag and latency only grow)."""
+    with open(path, newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        rows = list(reader)
+    i_due, i_start, i_end, i_lat = (header.index(k) for k in ("due_ms", "start_ms", "end_ms", "latency_ms"))
+    shift = max([0.0] + [float(r[i_due]) - float(r[i_start]) for r in rows])
+    if shift > 0:
+        for r in rows:
+            r[i_due] = "%.1f" % (float(r[i_due]) - shift)
+            r[i_lat] = "%.2f" % (float(r[i_end]) - float(r[i_due]))
+        rows.sort(key=lambda r: int(r[0]))
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(header)
+            w.writerows(rows)
+    return round(shift, 1)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] != "summarize":
+    if len(sys.argv) == 3 and sys.argv[1] == "rebase":
+        print(json.dumps({"rebased_by_ms": rebase(sys.argv[2])}))
+        sys.exit(0)
+    if len(sys.argv) == 3 and sys.argv[1] == "summarize":
+        print(json.dumps(summarize(load(sys.argv[2]))))
+    elif len(sys.argv) == 9 and sys.argv[1] == "judge":
+        v = judge(load(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]),
+                  float(sys.argv[7]))
+        v["attempt"] = int(sys.argv[8])
+        v["loadavg"] = open("/proc/loadavg").read().split()[0]
+        print(json.dumps(v))
+    else:
         sys.exit(__doc__)
-    print(json.dumps(summarize(load(sys.argv[2]))))

@@ -10,7 +10,7 @@ import os
 # The environment table's rows: key of environment.json (lib.sh's lt_environment) and its label, in report order.
 ENVIRONMENT_ROWS = (("date", "date (UTC)"), ("cpus", "CPUs"), ("cpu_model", "CPU"), ("mem_gib", "memory GiB"),
                     ("kernel", "kernel"), ("jdk", "JDK"), ("helidon", "Helidon"), ("haproxy", "HAProxy"),
-                    ("python", "load generator (python3)"))
+                    ("python", "load generator (python3)"), ("gatling", "load generator"))
 
 
 def fmt(v, digits=0):
@@ -27,16 +27,16 @@ def read_json(path, default=None):
         return default
 
 
-def environment_section(w, env, keys):
+def environment_section(w, env, keys, labels=None):
     """Writes the `## Environment` table through `w` (one line per call) with the rows of ENVIRONMENT_ROWS whose
-    key is in `keys`, then the load average at the start of the run."""
+    key is in `keys` (labelled by `labels[key]` when given), then the load average at the start of the run."""
     w("## Environment")
     w("")
     w("| | |")
     w("|---|---|")
     for key, label in ENVIRONMENT_ROWS:
         if key in keys:
-            w("| %s | %s |" % (label, env.get(key, "?")))
+            w("| %s | %s |" % ((labels or {}).get(key, label), env.get(key, "?")))
     w("| load average at start | %s |" % " / ".join(env.get("loadavg_at_start", [])))
     w("")
 

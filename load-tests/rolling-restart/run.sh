@@ -3,79 +3,126 @@
 #
 #   load-tests/rolling-restart/run.sh
 #
-# 1. Measures the peak (see lt_measure_peak in ../lib/lib.sh), unless PEAK_RPS is given.
-# 2. For each shutdown.mode in MODES: HAProxy and INSTANCES fresh instances, warmed up off the record; then for each
-#    load level in LEVELS (% of the peak): a constant-rate load through HAProxy and a rolling restart with
-#    maxSurge 1 / maxUnavailable 0: for each running instance, start its replacement, wait until /health/ready
-#    answers 200, then SIGTERM the old one (timed by ../drain/drainwatch.py) and wait for it to exit. The next
-#    level restarts the replacements. Every request's outcome goes to results/<run>/requests.csv.
+# 1. Measures the peak (lt_measure_peak in ../lib/lib.sh: climbs until the service fails), unless PEAK_RPS is given.
+# 2. For each variant in MODES: HAProxy and INSTANCES fresh instances, warmed up off the record; then for each
+#    load level in LEVELS (% of the peak): one constant-rate open-model load through HAProxy (Gatling, LT_CLIENT) long
+#    enough for MIN_REQUESTS requests (and at least WARMUP_S + ROLL_S). Inside it, after WARMUP_S of steady state,
+#    rolling restarts (maxSurge 1 / maxUnavailable 0: for each running instance, start its replacement, wait until
+#    /health/ready answers 200, then SIGTERM the old one, timed by ../drain/drainwatch.py, and wait for its exit),
+#    ROLL_GAP_S of steady state between them, up to MAX_ROLLS while one fits before the load's planned end. Every
+#    request's outcome goes to results/<run>/requests.csv.
 # 3. Writes load-tests/reports/rolling-restart.md (+ .png) from the results.
 #
-# Settings (environment): MODES="graceful naive" LEVELS="25 75 100" INSTANCES=2 PEAK_RPS= WARMUP_S=5 TAIL_S=3
-# and the LT_* variables at the top of ../lib/lib.sh (ports, HAProxy checks, pre-drain delay, simulated latency, the
-# time budget LT_BUDGET_S). Bounded: runs that would start after the budget are skipped and listed in the report;
-# every process started here is killed on exit or Ctrl+C.
+# Variants: graceful (shutdown.mode=graceful; its rolls alternate replacements with the service's warm-up before
+# ready at its default and without it, warm-up.requests=0), graceful-nowarmup (every instance without warm-up),
+# naive (shutdown.mode=naive).
+# Settings (environment): MODES="graceful naive" LEVELS="100" INSTANCES=2 PEAK_RPS= MIN_REQUESTS=100000 WARMUP_S=10
+# ROLL_S=50 ROLL_GAP_S=20 MAX_ROLLS=4 READY_TIMEOUT_S=180 PEAK_FROM=<earlier results dir> LT_CLIENT=gatling|python, and the LT_* variables of ../lib/lib.sh (ports, HAProxy
+# checks, pre-drain delay, simulated latency, peak search, client lag limit LT_LAG_LIMIT_MS, time budget LT_BUDGET_S).
+# Bounded: runs that would start after the budget are skipped and listed in the report; every process started here is
+# killed on exit or Ctrl+C.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
+LT_BUDGET_S="${LT_BUDGET_S:-1200}"   # before lib.sh, whose default (570 s) suits the shorter drain scenario
 # shellcheck source=../lib/lib.sh
 source "$HERE/../lib/lib.sh"
 
 MODES="${MODES:-graceful naive}"
-LEVELS="${LEVELS:-25 75 100}"
+LEVELS="${LEVELS:-100}"
 INSTANCES="${INSTANCES:-2}"
-WARMUP_S="${WARMUP_S:-5}"
-TAIL_S="${TAIL_S:-3}"
+MIN_REQUESTS="${MIN_REQUESTS:-100000}"
+WARMUP_S="${WARMUP_S:-10}"
+ROLL_S="${ROLL_S:-50}"
+ROLL_GAP_S="${ROLL_GAP_S:-20}"
+MAX_ROLLS="${MAX_ROLLS:-4}"
+READY_TIMEOUT_S="${READY_TIMEOUT_S:-180}"   # a replacement not ready by then aborts the scenario
 [ $((INSTANCES * 2)) -le "$LT_SLOTS" ] || { echo "INSTANCES * 2 must be <= LT_SLOTS ($LT_SLOTS)" >&2; exit 2; }
 
 lt_init rolling-restart
 lt_log "results in $LT_RESULTS"
-if [ -z "${PEAK_RPS:-}" ]; then
+[ "$LT_CLIENT" != gatling ] || lt_gatling_build
+if [ -n "${PEAK_FROM:-}" ]; then   # the peak search of an earlier results directory (same machine, same setup)
+  "$PY" - "$PEAK_FROM/peak.json" "$(basename "$PEAK_FROM")" >"$LT_RESULTS/peak.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["from_results"] = sys.argv[2]
+print(json.dumps(d))
+PYEOF
+  PEAK_RPS="$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["peak_rps"])' "$LT_RESULTS/peak.json")"
+elif [ -z "${PEAK_RPS:-}" ]; then
   lt_measure_peak "$INSTANCES"
 else
-  echo "{\"peak_rps\": $PEAK_RPS, \"given\": true}" >"$LT_RESULTS/peak.json"
+  echo "{\"peak_rps\": $PEAK_RPS, \"given\": true, \"client\": \"$LT_CLIENT\"}" >"$LT_RESULTS/peak.json"
 fi
 
-for mode in $MODES; do
-  lt_new_run "cluster-$mode"
+BASE_JAVA_OPTS="$LT_JAVA_OPTS"
+for variant in $MODES; do
+  case "$variant" in
+    graceful) mode=graceful; ROLL_KIND=warmup; LT_JAVA_OPTS="$BASE_JAVA_OPTS" ;;
+    graceful-nowarmup) mode=graceful; ROLL_KIND=nowarmup; LT_JAVA_OPTS="$BASE_JAVA_OPTS -Dwarm-up.requests=0" ;;
+    naive) mode=naive; ROLL_KIND=warmup; LT_JAVA_OPTS="$BASE_JAVA_OPTS" ;;
+    *) echo "unknown variant $variant (graceful, graceful-nowarmup, naive)" >&2; exit 2 ;;
+  esac
+  lt_new_run "cluster-$variant"
   lt_start_cluster "$mode" "$INSTANCES"
   running="$(seq -s ' ' 1 "$INSTANCES")"
   spare="$(seq -s ' ' $((INSTANCES + 1)) $((INSTANCES * 2)))"
   for level in $LEVELS; do
     if ! lt_time_left; then
-      lt_log "time budget of $LT_BUDGET_S s used up: skipping $mode at $level%"
-      echo "$mode-$level" >>"$LT_RESULTS/skipped.txt"
+      lt_log "time budget of $LT_BUDGET_S s used up: skipping $variant at $level%"
+      echo "$variant-$level" >>"$LT_RESULTS/skipped.txt"
       continue
     fi
     rate=$(( PEAK_RPS * level / 100 ))
-    lt_new_run "$mode-$level"
-    printf '{"mode": "%s", "level_pct": %s, "rate_rps": %s, "instances": %s, "pre_drain_delay": "%s", "check_inter_ms": %s, "check_fall": %s, "check_rise": %s, "check_timeout_ms": %s, "simulated_latency": "%s", "simulated_jitter": "%s"}\n' \
-      "$mode" "$level" "$rate" "$INSTANCES" "$LT_PRE_DRAIN" "$LT_CHECK_INTER_MS" "$LT_CHECK_FALL" "$LT_CHECK_RISE" \
+    # >= MIN_REQUESTS, and long enough for the roll (ROLL_S, generous on a busy box) plus steady state around it
+    duration=$(( (MIN_REQUESTS + rate - 1) / rate ))
+    [ "$duration" -ge $((WARMUP_S + ROLL_S)) ] || duration=$((WARMUP_S + ROLL_S))
+    lt_new_run "$variant-$level"
+    printf '{"mode": "%s", "variant": "%s", "java_opts": "%s", "client": "%s", "duration_s": %s, "warmup_s": %s, "skip_s": %s, "lag_limit_ms": %s, "level_pct": %s, "rate_rps": %s, "instances": %s, "pre_drain_delay": "%s", "check_inter_ms": %s, "check_fall": %s, "check_rise": %s, "check_timeout_ms": %s, "simulated_latency": "%s", "simulated_jitter": "%s"}\n' \
+      "$mode" "$variant" "${LT_JAVA_OPTS# }" "$LT_CLIENT" "$duration" "$WARMUP_S" "$LT_PEAK_SKIP_S" "$LT_LAG_LIMIT_MS" "$level" "$rate" "$INSTANCES" "$LT_PRE_DRAIN" "$LT_CHECK_INTER_MS" "$LT_CHECK_FALL" "$LT_CHECK_RISE" \
       "$LT_CHECK_TIMEOUT_MS" "$LT_LATENCY" "$LT_JITTER" >"$LT_RUN_DIR/run.json"
-    lt_log "run $mode at $level% = $rate rps: restarting s${running// /, s} into s${spare// /, s}"
+    lt_log "run $variant at $level% = $rate rps for $duration s: restarting s${running// /, s} into s${spare// /, s}"
     for old in $running; do   # baseline: what the running instances decided before this run (warm-up, earlier runs)
       echo "s$old,$(lt_scrape_invocations "$old")" >>"$LT_RUN_DIR/invocations-baseline.csv"
     done
-    lt_loadgen_start "$rate" 240 "$LT_RUN_DIR/requests.csv"
+    lt_client_start "$rate" "$duration" "$LT_RUN_DIR/requests.csv" "$variant-$level-$(lt_now_ms)"
+    load_end_ms=$(( $(lt_now_ms) + duration * 1000 ))
     sleep "$WARMUP_S"
-    # shellcheck disable=SC2086  # split on purpose: one slot per word
-    set -- $spare
-    for old in $running; do
-      new=$1
-      shift
-      lt_start_instance "$new" "$mode"        # maxSurge 1: the replacement first...
-      lt_wait_ready "$new" 90                 # ...Ready (what the Deployment controller waits for)...
-      lt_sigterm_watched "$old" "$LT_RUN_DIR/shutdown-s$old.json"   # ...then the old one: maxUnavailable 0
-      lt_log "  s$old -> s$new: old exited with status $LT_EXIT_STATUS"
+    # Rolls inside the load, ROLL_GAP_S of steady state between them, while another one fits before the load ends
+    # (at most MAX_ROLLS). graceful alternates replacements with the service's warm-up before ready and without it
+    # (warm-up.requests=0), so both kinds meet the same load in the same run.
+    roll=0
+    while :; do
+      roll=$((roll + 1))
+      kind=$ROLL_KIND
+      if [ "$variant" = graceful ] && [ $((roll % 2)) -eq 0 ]; then kind=nowarmup; fi
+      extra=()
+      [ "$kind" = nowarmup ] && extra=(-Dwarm-up.requests=0)
+      lt_event roll-start "" "$kind"
+      # shellcheck disable=SC2086  # split on purpose: one slot per word
+      set -- $spare
+      for old in $running; do
+        new=$1
+        shift
+        lt_start_instance "$new" "$mode" "${extra[@]}"   # maxSurge 1: the replacement first...
+        lt_wait_ready "$new" "$READY_TIMEOUT_S"          # ...Ready (what the Deployment controller waits for)...
+        lt_sigterm_watched "$old" "$LT_RUN_DIR/shutdown-r$roll-s$old.json"   # ...then the old one: maxUnavailable 0
+        lt_log "  roll $roll ($kind): s$old -> s$new: old exited with status $LT_EXIT_STATUS"
+      done
+      lt_event roll-done "" "$kind"
+      tmp="$running"; running="$spare"; spare="$tmp"
+      [ "$roll" -lt "$MAX_ROLLS" ] || break
+      [ $(( load_end_ms - $(lt_now_ms) )) -gt $(( (ROLL_GAP_S + ROLL_S) * 1000 )) ] || break
+      sleep "$ROLL_GAP_S"
     done
-    sleep "$TAIL_S"
-    lt_loadgen_stop
-    # Authorizations decided by the replacements so far (the old ones were scraped during their shutdown).
-    for new in $spare; do
+    # The load goes on until its planned end (steady state after the last roll; >= MIN_REQUESTS in all).
+    lt_client_wait
+    # Authorizations decided by the instances still running (the old ones were scraped during their shutdown).
+    for new in $running; do
       echo "s$new,$(lt_scrape_invocations "$new")" >>"$LT_RUN_DIR/invocations-survivors.csv"
     done
     lt_end_run
-    lt_log "  $(cat "$LT_RUN_DIR/requests.summary.json")"
-    tmp="$running"; running="$spare"; spare="$tmp"
+    lt_log "  $("$PY" "$HERE/loadstats.py" summarize "$LT_RUN_DIR/requests.csv" | cut -c1-400)"
   done
   lt_stop_all
 done
