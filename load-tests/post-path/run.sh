@@ -35,7 +35,11 @@ read -ra JVM_OPTS <<<"${JVM_OPTS:--XX:+UseG1GC}"
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
 JAVAC=${JAVA_HOME:+$JAVA_HOME/bin/}javac
 JFR=${JAVA_HOME:+$JAVA_HOME/bin/}jfr
-JAR=target/payments-authorization.jar
+# shellcheck source=../lib/lib.sh
+source load-tests/lib/lib.sh
+# The jar the pom names (target/jar.properties), built first when missing.
+lt_ensure_jar
+JAR="$(lt_jar)"
 HERE=load-tests/post-path
 WORK=$(mktemp -d)
 PIDS=()
@@ -61,7 +65,6 @@ if ! command -v taskset >/dev/null || [ "$CPUS" -lt 2 ]; then
   PIN_SERVER=()
   PIN_CLIENT=()
 fi
-[ -f "$JAR" ] || mvn -q -B package -DskipTests
 mkdir -p "$WORK/bare"
 "$JAVAC" --release 21 -cp "target/libs/*" -d "$WORK/bare" "$HERE/bare/BarePost.java"
 

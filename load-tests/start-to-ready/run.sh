@@ -19,7 +19,11 @@ RUNS=${RUNS:-5}
 FIRST_LOAD=${FIRST_LOAD:-2s}
 CONNECTIONS=${CONNECTIONS:-8}
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
-JAR=target/payments-authorization.jar
+# shellcheck source=../lib/lib.sh
+source load-tests/lib/lib.sh
+# The jar the pom names (target/jar.properties), built first when missing.
+lt_ensure_jar
+JAR="$(lt_jar)"
 WORK=$(mktemp -d)
 PIDS=()
 DEV_KEY='sha256:9702b04ac8da313c8ec0784e54e26e65016c0a9c0942463b0c6fb9f354071ab8 m_123'
@@ -32,7 +36,6 @@ if ! command -v wrk >/dev/null; then
   fi
 fi
 command -v curl >/dev/null || { echo "missing: curl" >&2; exit 2; }
-[ -f "$JAR" ] || mvn -q -B package -DskipTests
 
 cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
