@@ -26,6 +26,8 @@ abstract class IdempotencyStoreContract {
 
     static final Duration LONG = Duration.ofSeconds(30);
     static final Duration SHORT = Duration.ofMillis(200);
+    /** How long past its end a lapsed lease may still be seen held before a test fails (generous: busy CI cores). */
+    static final Duration LAPSE_BOUND = Duration.ofSeconds(10);
 
     /**
      * The backend under test.
@@ -80,6 +82,22 @@ abstract class IdempotencyStoreContract {
 
     private Claim.Acquired acquire(Identity identity, Duration lease) {
         return (Claim.Acquired) claim(key, List.of(identity), lease);
+    }
+
+    // Claims the key with a LONG lease as soon as the short lease holding it has lapsed: polls (a claim of a held key
+    // changes nothing) rather than trusting one sleep, for stores whose clock is another process's (Redis, PostgreSQL).
+    private Claim.Acquired acquireOnceLapsed(Identity identity) throws InterruptedException {
+        long deadline = System.nanoTime() + LAPSE_BOUND.toNanos();
+        while (true) {
+            Claim claim = claim(key, List.of(identity), LONG);
+            if (claim instanceof Claim.Acquired acquired) {
+                return acquired;
+            }
+            assertThat("still held " + LAPSE_BOUND.toMillis() + " ms after a " + SHORT.toMillis() + " ms lease",
+                       System.nanoTime() - deadline < 0, is(true));
+            assertThat(claim, is(new Claim.InFlight()));
+            Thread.sleep(50);
+        }
     }
 
     @Test
@@ -203,7 +221,7 @@ abstract class IdempotencyStoreContract {
     void anExpiredLeaseLetsAnotherClaimWithAGreaterTokenAndFencesTheOldOwner() throws InterruptedException {
         Claim.Acquired lapsed = acquire(request, SHORT);
         Thread.sleep(2 * SHORT.toMillis());
-        Claim.Acquired taker = acquire(request, LONG);
+        Claim.Acquired taker = acquireOnceLapsed(request);
         assertThat(taker.token(), greaterThan(lapsed.token()));
         assertThat(store().renew(key, lapsed.token(), LONG), is(false));
         assertThat(store().release(key, lapsed.token()), is(false));
@@ -227,12 +245,16 @@ abstract class IdempotencyStoreContract {
         assertThat(claim(key, List.of(request), LONG), is(new Claim.Replay(decision, false)));
     }
 
+    // Wide windows, so that two busy cores cannot flip the outcome: the renewal has the whole first lease (2 s) to
+    // reach the store, and the key is looked at once that first lease is long over but far before the renewed one
+    // (30 s) ends.
     @Test
     void renewingExtendsTheLeaseOfTheHolderOnly() throws InterruptedException {
-        Claim.Acquired claim = acquire(request, Duration.ofMillis(400));
-        Thread.sleep(200);
-        assertThat(store().renew(key, claim.token(), Duration.ofMillis(1500)), is(true));
-        Thread.sleep(500);
+        Duration first = Duration.ofSeconds(2);
+        Claim.Acquired claim = acquire(request, first);
+        assertThat(store().renew(key, claim.token() - 1, LONG), is(false));
+        assertThat(store().renew(key, claim.token(), LONG), is(true));
+        Thread.sleep(first.toMillis() + 500);
         assertThat(claim(key, List.of(request), LONG), is(new Claim.InFlight()));
     }
 
@@ -241,6 +263,10 @@ abstract class IdempotencyStoreContract {
         Claim.Acquired claim = acquire(request, LONG);
         store().recordAndComplete(key, request, claim.token(), decision(request, "short"), SHORT);
         Thread.sleep(2 * SHORT.toMillis());
+        long deadline = System.nanoTime() + LAPSE_BOUND.toNanos();
+        while (store().findDecision(request.decision()).isPresent() && System.nanoTime() - deadline < 0) {
+            Thread.sleep(50);
+        }
         assertThat(store().findDecision(request.decision()).isPresent(), is(false));
         assertThat(claim(key, List.of(other), LONG), instanceOf(Claim.Acquired.class));
     }
