@@ -89,12 +89,16 @@ class RequestIdTest {
                 405, Http.request(api).DELETE(),
                 415, Http.request(api).header("Content-Type", "text/plain").header("Idempotency-Key", "k")
                         .POST(HttpRequest.BodyPublishers.ofString("x")),
-                413, Http.request(api).header("Content-Type", "application/json").header("Idempotency-Key", "k")
+                // Helidon answers 413 from the headers and closes: the client asks first rather than write 20 KB.
+                413, Http.request(api).expectContinue(true)
+                        .header("Content-Type", "application/json").header("Idempotency-Key", "k")
                         .POST(HttpRequest.BodyPublishers.ofString("{\"a\":\"" + "x".repeat(20_000) + "\"}")),
                 400, Http.request(api).header("Content-Type", "application/json")
                         .POST(HttpRequest.BodyPublishers.ofString(Http.VALID_BODY)));
         for (Map.Entry<Integer, HttpRequest.Builder> request : requests.entrySet()) {
-            HttpResponse<String> response = send(request.getValue().header("traceparent", TRACEPARENT));
+            // A connection of its own each: an early answer to a request whose body went unread closes its connection.
+            HttpResponse<String> response = Http.newClient().send(request.getValue().header("traceparent", TRACEPARENT)
+                    .build(), HttpResponse.BodyHandlers.ofString());
             assertThat(request.getKey() + " " + response.body(), response.statusCode(), is(request.getKey()));
             assertThat(response.headers().firstValue("X-Request-Id").orElseThrow(), is(TRACE_ID));
             assertThat(problem(response).get("requestId").asText(), is(TRACE_ID));

@@ -111,6 +111,19 @@ public final class Http {
     }
 
     /**
+     * A client of its own (its own connection pool), checked against the OpenAPI document like {@link #client()}:
+     * for a test whose early answers close connections, so that no later request finds a closed pooled one.
+     *
+     * @return a new HTTP/1.1 client with a 5 s connect timeout
+     */
+    public static HttpClient newClient() {
+        return new ContractCheckingClient(HttpClient.newBuilder()
+                .connectTimeout(Duration.ofSeconds(5))
+                .version(HttpClient.Version.HTTP_1_1)
+                .build());
+    }
+
+    /**
      * The shared client, for requests the helpers above do not cover.
      *
      * @return client
