@@ -192,17 +192,37 @@ final class WarmUp {
         failed.increment();
     }
 
-    // Test cards only: 4111... approves, 4000...0002 declines, a Luhn-invalid number is a 400.
+    // Synthetic numbers made here, none written in the code: any Luhn-valid one the rules do not name approves, the
+    // declining test card declines, the same number with a wrong check digit is a 400.
     private static byte[] body(int kind, int i) {
         String card = switch (kind) {
         case 5 -> IssuerRules.DECLINED_CARD;
-        case 6 -> "4111111111111112";
-        default -> i % 2 == 0 ? "4111111111111111" : "5555555555554444";
+        case 6 -> wrongCheckDigit(syntheticCard(i));
+        default -> syntheticCard(i);
         };
         return ("{\"merchantId\":\"" + MERCHANT + "\",\"reference\":\"warm-up-" + i + "\",\"amount\":{\"value\":"
                 + (100 + i % 5000) + ",\"currency\":\"EUR\"},\"card\":{\"number\":\"" + card
                 + "\",\"expiryMonth\":12,\"expiryYear\":" + (Year.now().getValue() + 3) + ",\"cvc\":\"123\"}}")
                 .getBytes(StandardCharsets.UTF_8);
+    }
+
+    // 16 digits: a Visa ("4") or Mastercard ("51") prefix, the index, and the Luhn check digit.
+    private static String syntheticCard(int i) {
+        String prefix = i % 2 == 0 ? "4" : "51";
+        // Offset so that no index makes one of the rules' named test cards (all below 4000000000010000).
+        String payload = prefix + String.format("%0" + (15 - prefix.length()) + "d", 1_000_000L + i);
+        int sum = 0;
+        for (int d = 0; d < payload.length(); d++) {
+            int digit = payload.charAt(payload.length() - 1 - d) - '0';
+            // From the right, every other digit of the payload is doubled (the check digit will sit right of them).
+            sum += d % 2 == 0 ? (digit * 2 > 9 ? digit * 2 - 9 : digit * 2) : digit;
+        }
+        return payload + (10 - sum % 10) % 10;
+    }
+
+    private static String wrongCheckDigit(String card) {
+        int last = card.charAt(card.length() - 1) - '0';
+        return card.substring(0, card.length() - 1) + (last + 1) % 10;
     }
 
     private static Counter counter(MeterRegistry meters, String outcome) {
