@@ -42,6 +42,7 @@ import com.example.payments.idempotency.IdempotencySettings;
 import com.example.payments.idempotency.IdempotentOperation;
 import com.example.payments.idempotency.RequestIdentities;
 import com.example.payments.lifecycle.InFlightCountingFilter;
+import com.example.payments.lifecycle.Logs;
 import com.example.payments.lifecycle.PeriodicWorker;
 import com.example.payments.lifecycle.ShutdownSequence;
 import com.example.payments.lifecycle.Signals;
@@ -92,8 +93,10 @@ public final class Main {
      * @param args ignored; configure with {@code -Dkey=value}, environment variables or {@code APP_CONFIG_FILE}
      */
     public static void main(String[] args) {
-        // Card numbers are masked on the console before anything can print, and in every log handler once logging is
+        // The console is written by threads of its own (a request's virtual thread never blocks in a console write),
+        // and card numbers are masked on it before anything can print, and in every log handler once logging is
         // configured (docs/card-data.md).
+        Logs.decoupleConsole();
         LogMasking.maskConsole();
         LogConfig.configureRuntime();
         LogMasking.maskHandlers();

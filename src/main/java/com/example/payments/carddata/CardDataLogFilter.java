@@ -19,6 +19,9 @@ import java.util.logging.SimpleFormatter;
  * TRACE they print request lines, headers and bodies byte for byte, CVCs included, and no pattern can recognise a
  * CVC. Whatever level a forker sets on them, nothing they write reaches a handler that has this filter.
  *
+ * <p>It also fixes the record's source (class and method) to none, so no formatter triggers JUL's caller inference,
+ * a stack walk per line: {@code %2$s} in a format prints the logger name.
+ *
  * <p>Installed on Helidon's console handler by {@code logging.properties} (so it is in place from the first log
  * line) and on every other handler by {@link LogMasking#maskHandlers()}. Thread-safe and stateless.
  */
@@ -53,6 +56,11 @@ public final class CardDataLogFilter implements Filter {
             return false;
         }
         mask(record);
+        // No caller inference: asked for its source, a record walks the logging thread's stack (a StackWalker per
+        // line, several microseconds on every access-log line). No format here prints the source; one that asks
+        // for %2$s gets the logger name instead.
+        record.setSourceClassName(null);
+        record.setSourceMethodName(null);
         return next == null || next.isLoggable(record);
     }
 

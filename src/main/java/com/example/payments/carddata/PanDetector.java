@@ -79,16 +79,15 @@ public final class PanDetector {
     // Positions (char indexes) of the digits to mask: every digit of a Luhn-valid candidate except its last four.
     private static BitSet panDigits(CharSequence text) {
         BitSet result = new BitSet();
-        BitSet uuids = null;
+        // The UUID-shaped tokens are found once per text, and only when a run is long enough to be judged: most log
+        // lines hold short digit runs only (a timestamp's), and the regular expression would cost more than the rest.
+        BitSet[] uuids = new BitSet[1];
         int length = text.length();
         int i = 0;
         while (i < length) {
             if (!isDigit(text.charAt(i))) {
                 i++;
                 continue;
-            }
-            if (uuids == null) {
-                uuids = uuids(text);
             }
             i = scanRun(text, i, uuids, result);
         }
@@ -106,7 +105,8 @@ public final class PanDetector {
     }
 
     // Reads one run starting at a digit; returns the index after it.
-    private static int scanRun(CharSequence text, int start, BitSet uuids, BitSet result) {
+    // uuids: a one-element holder of the text's UUID chars, filled by the first run that needs them.
+    private static int scanRun(CharSequence text, int start, BitSet[] uuids, BitSet result) {
         int length = text.length();
         int[] positions = new int[16];
         int[] groupStarts = new int[8];
@@ -129,7 +129,10 @@ public final class PanDetector {
             }
         }
         if (digits >= MIN_DIGITS) {
-            Run run = new Run(text, positions, digits, groupStarts, groups, uuids,
+            if (uuids[0] == null) {
+                uuids[0] = uuids(text);
+            }
+            Run run = new Run(text, positions, digits, groupStarts, groups, uuids[0],
                               start > 0 && isHexLetter(text.charAt(start - 1)),
                               i < length && isHexLetter(text.charAt(i)));
             run.judge(result);

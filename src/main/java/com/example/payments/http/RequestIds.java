@@ -1,5 +1,6 @@
 package com.example.payments.http;
 
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -37,6 +38,7 @@ public final class RequestIds {
             Pattern.compile("([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?");
     private static final String ZERO_TRACE_ID = "0".repeat(32);
     private static final String ZERO_PARENT_ID = "0".repeat(16);
+    private static final HexFormat HEX = HexFormat.of();
     // Below the shortest card number (13 digits), with a digit to spare.
     private static final int MAX_DIGIT_RUN = 12;
 
@@ -97,7 +99,7 @@ public final class RequestIds {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         String id;
         do {
-            id = String.format("%016x%016x", random.nextLong(), random.nextLong());
+            id = HEX.toHexDigits(random.nextLong()) + HEX.toHexDigits(random.nextLong());
         } while (!usable(id));
         return id;
     }
