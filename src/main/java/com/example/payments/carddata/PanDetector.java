@@ -108,6 +108,10 @@ public final class PanDetector {
     // uuids: a one-element holder of the text's UUID chars, filled by the first run that needs them.
     private static int scanRun(CharSequence text, int start, BitSet[] uuids, BitSet result) {
         int length = text.length();
+        int end = runEnd(text, start);
+        if (end < 0) {
+            return -end; // fewer than MIN_DIGITS digits (a timestamp's fields): nothing to judge, nothing allocated
+        }
         int[] positions = new int[16];
         int[] groupStarts = new int[8];
         int digits = 0;
@@ -138,6 +142,25 @@ public final class PanDetector {
             run.judge(result);
         }
         return i;
+    }
+
+    // The end of the run starting at a digit (same rules as scanRun), negated when it holds fewer than MIN_DIGITS.
+    private static int runEnd(CharSequence text, int start) {
+        int length = text.length();
+        int digits = 0;
+        int i = start;
+        while (i < length) {
+            char c = text.charAt(i);
+            if (isDigit(c)) {
+                digits++;
+                i++;
+            } else if ((c == ' ' || c == '-') && i + 1 < length && isDigit(text.charAt(i + 1))) {
+                i++;
+            } else {
+                break;
+            }
+        }
+        return digits >= MIN_DIGITS ? i : -i;
     }
 
     /**
