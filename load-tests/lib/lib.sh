@@ -468,7 +468,8 @@ lt_end_run() {
 LT_GATLING_DIR="$LT_DIR/rolling-restart/gatling"
 LT_CLIENT_PID=""
 
-# lt_gatling_build: resolves Gatling (Maven Central) and compiles the simulation once; runs then go offline.
+# lt_gatling_build: resolves Gatling (Maven Central) and compiles the simulation once (the first run also resolves
+# the plugin's own dependencies; later runs find everything in ~/.m2).
 lt_gatling_build() {
   lt_log "building the Gatling simulation ($LT_GATLING_DIR)"
   (cd "$LT_GATLING_DIR" && mvn -B -q test-compile) >"$LT_RESULTS/gatling-build.log" 2>&1 \
@@ -483,7 +484,7 @@ lt_gatling_start() {
   LT_GATLING_OUT=$out
   [ -n "${LT_GATLING_BUILT:-}" ] || lt_gatling_build
   rm -f "$out"
-  (cd "$LT_GATLING_DIR" && exec mvn -B -q -o gatling:test -Dlt.port="$LT_HAPROXY_PORT" -Dlt.rate="$rate" \
+  (cd "$LT_GATLING_DIR" && exec mvn -B -q gatling:test -Dlt.port="$LT_HAPROXY_PORT" -Dlt.rate="$rate" \
       -Dlt.duration="$duration" -Dlt.out="$out" -Dlt.keyPrefix="$prefix" -Dgatling.noReports=true \
       -Dgatling.resultsFolder="$(dirname "$out")/gatling" -Dgatling.runDescription="$rate-rps") \
     >"${out%.csv}.gatling.log" 2>&1 &

@@ -12,8 +12,9 @@
 #
 # Needs: JAVA_HOME (JDK 21+), wrk, redis-server, curl; installs wrk with apt-get when run as root, else says how.
 # Knobs: ROUNDS (3), DURATION (15s), WARMUP (30s: pinned to one CPU, C2 takes ~20 s to compile the product's hot
-#        path), CONNECTIONS (32), THREADS (1), SERVER_CPUS (0),
-#        CLIENT_CPUS (the others), REDIS (1), SWEEPER (1), RECORDS (1000000), IDLE_WINDOW (10), PROFILE (1),
+#        path), CONNECTIONS (32), THREADS (1), SERVER_CPUS (0), CLIENT_CPUS (the others), REDIS (1),
+#        NO_ACCESS_LOG (1: also the product with access-log.enabled=false), SWEEPER (1), RECORDS (1000000),
+#        IDLE_WINDOW (10), PROFILE (1),
 #        JVM_OPTS (-XX:+UseG1GC, the image's; every JVM of the run gets them).
 set -euo pipefail
 
@@ -27,6 +28,7 @@ CPUS=$(nproc)
 SERVER_CPUS=${SERVER_CPUS:-0}
 CLIENT_CPUS=${CLIENT_CPUS:-$([ "$CPUS" -gt 1 ] && echo "1-$((CPUS - 1))" || echo 0)}
 REDIS=${REDIS:-1}
+NO_ACCESS_LOG=${NO_ACCESS_LOG:-1}
 SWEEPER=${SWEEPER:-1}
 RECORDS=${RECORDS:-1000000}
 IDLE_WINDOW=${IDLE_WINDOW:-10}
@@ -151,6 +153,7 @@ measure() {
   local contender=$1 label=$2 script=load-tests/lib/post-new-keys.lua path=/ redis_pid=""
   case $contender in
   product) start_product "$label" ;;
+  product-no-access-log) start_product "$label" -Daccess-log.enabled=false ;;
   redis)
     start_redis
     redis_pid=$REDIS_PID
@@ -208,10 +211,12 @@ median() {
 }
 
 CONTENDERS=(bare-get bare-post product)
+[ "$NO_ACCESS_LOG" = 1 ] && CONTENDERS+=(product-no-access-log)
 [ "$REDIS" = 1 ] && CONTENDERS+=(redis)
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 ROWS=()
 PRODUCT_RATIOS=()
+NO_LOG_RATIOS=()
 REDIS_RATIOS=()
 for round in $(seq "$ROUNDS"); do
   declare -A rps=()
@@ -223,6 +228,7 @@ for round in $(seq "$ROUNDS"); do
     ROWS+=("$round|$contender|$result")
   done
   PRODUCT_RATIOS+=("$(ratio "${rps[product]}" "${rps[bare-post]}")")
+  [ "$NO_ACCESS_LOG" = 1 ] && NO_LOG_RATIOS+=("$(ratio "${rps[product-no-access-log]}" "${rps[bare-post]}")")
   [ "$REDIS" = 1 ] && REDIS_RATIOS+=("$(ratio "${rps[redis]}" "${rps[product]}")")
   unset rps
 done
@@ -267,6 +273,7 @@ REPORT=load-tests/reports/post-path-$(date -u +%Y%m%dT%H%M%SZ).md
   echo "Load average (1/5/15 min) before: $LOAD_BEFORE, after the rounds: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo
   echo "**Median per-round ratio product POST / bare POST: $(printf '%s\n' "${PRODUCT_RATIOS[@]}" | median)**"
+  [ "$NO_ACCESS_LOG" = 1 ] && echo "**Median per-round ratio product POST without the access log / bare POST: $(printf '%s\n' "${NO_LOG_RATIOS[@]}" | median)**"
   [ "$REDIS" = 1 ] && echo "**Median per-round ratio redis POST / in-memory POST: $(printf '%s\n' "${REDIS_RATIOS[@]}" | median)**"
   echo
   echo "| round | run | requests/s | cpu us/req | p50 ms | p99 ms | max ms | non-2xx | socket errors |"

@@ -6,7 +6,7 @@
 # 1. Measures the peak (lt_measure_peak in ../lib/lib.sh: climbs until the service fails), unless PEAK_RPS is given.
 # 2. For each variant in MODES: HAProxy and INSTANCES fresh instances, warmed up off the record; then for each
 #    load level in LEVELS (% of the peak): one constant-rate open-model load through HAProxy (Gatling, LT_CLIENT) long
-#    enough for MIN_REQUESTS requests (and at least WARMUP_S + ROLL_S). Inside it, after WARMUP_S of steady state,
+#    enough for MIN_REQUESTS requests (and at least WARMUP_S + MIN_ROLLS x (ROLL_S + ROLL_GAP_S)). Inside it, after WARMUP_S of steady state,
 #    rolling restarts (maxSurge 1 / maxUnavailable 0: for each running instance, start its replacement, wait until
 #    /health/ready answers 200, then SIGTERM the old one, timed by ../drain/drainwatch.py, and wait for its exit),
 #    ROLL_GAP_S of steady state between them, up to MAX_ROLLS while one fits before the load's planned end. Every
@@ -17,7 +17,7 @@
 # ready at its default and without it, warm-up.requests=0), graceful-nowarmup (every instance without warm-up),
 # naive (shutdown.mode=naive).
 # Settings (environment): MODES="graceful naive" LEVELS="100" INSTANCES=2 PEAK_RPS= MIN_REQUESTS=100000 WARMUP_S=10
-# ROLL_S=50 ROLL_GAP_S=20 MAX_ROLLS=4 READY_TIMEOUT_S=180 PEAK_FROM=<earlier results dir> LT_CLIENT=gatling|python, and the LT_* variables of ../lib/lib.sh (ports, HAProxy
+# ROLL_S=50 ROLL_GAP_S=20 MIN_ROLLS=2 MAX_ROLLS=4 READY_TIMEOUT_S=180 PEAK_FROM=<earlier results dir> LT_CLIENT=gatling|python, and the LT_* variables of ../lib/lib.sh (ports, HAProxy
 # checks, pre-drain delay, simulated latency, peak search, client lag limit LT_LAG_LIMIT_MS, time budget LT_BUDGET_S).
 # Bounded: runs that would start after the budget are skipped and listed in the report; every process started here is
 # killed on exit or Ctrl+C.
@@ -35,6 +35,7 @@ WARMUP_S="${WARMUP_S:-10}"
 ROLL_S="${ROLL_S:-50}"
 ROLL_GAP_S="${ROLL_GAP_S:-20}"
 MAX_ROLLS="${MAX_ROLLS:-4}"
+MIN_ROLLS="${MIN_ROLLS:-2}"         # the load lasts long enough for this many rolls
 READY_TIMEOUT_S="${READY_TIMEOUT_S:-180}"   # a replacement not ready by then aborts the scenario
 [ $((INSTANCES * 2)) -le "$LT_SLOTS" ] || { echo "INSTANCES * 2 must be <= LT_SLOTS ($LT_SLOTS)" >&2; exit 2; }
 
@@ -76,7 +77,9 @@ for variant in $MODES; do
     rate=$(( PEAK_RPS * level / 100 ))
     # >= MIN_REQUESTS, and long enough for the roll (ROLL_S, generous on a busy box) plus steady state around it
     duration=$(( (MIN_REQUESTS + rate - 1) / rate ))
-    [ "$duration" -ge $((WARMUP_S + ROLL_S)) ] || duration=$((WARMUP_S + ROLL_S))
+    # ...and for MIN_ROLLS rolls (graceful: one with the warm-up, one without) with their gaps and a tail of steady state
+    min_duration=$(( WARMUP_S + MIN_ROLLS * ROLL_S + MIN_ROLLS * ROLL_GAP_S ))
+    [ "$duration" -ge "$min_duration" ] || duration=$min_duration
     lt_new_run "$variant-$level"
     printf '{"mode": "%s", "variant": "%s", "java_opts": "%s", "client": "%s", "duration_s": %s, "warmup_s": %s, "skip_s": %s, "lag_limit_ms": %s, "level_pct": %s, "rate_rps": %s, "instances": %s, "pre_drain_delay": "%s", "check_inter_ms": %s, "check_fall": %s, "check_rise": %s, "check_timeout_ms": %s, "simulated_latency": "%s", "simulated_jitter": "%s"}\n' \
       "$mode" "$variant" "${LT_JAVA_OPTS# }" "$LT_CLIENT" "$duration" "$WARMUP_S" "$LT_PEAK_SKIP_S" "$LT_LAG_LIMIT_MS" "$level" "$rate" "$INSTANCES" "$LT_PRE_DRAIN" "$LT_CHECK_INTER_MS" "$LT_CHECK_FALL" "$LT_CHECK_RISE" \
@@ -122,7 +125,7 @@ for variant in $MODES; do
       echo "s$new,$(lt_scrape_invocations "$new")" >>"$LT_RUN_DIR/invocations-survivors.csv"
     done
     lt_end_run
-    lt_log "  $("$PY" "$HERE/loadstats.py" summarize "$LT_RUN_DIR/requests.csv" | cut -c1-400)"
+    lt_log "  $("$PY" "$LT_DIR/lib/loadstats.py" summarize "$LT_RUN_DIR/requests.csv" | cut -c1-400)"
   done
   lt_stop_all
 done

@@ -20,7 +20,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *     {@value #BATCH_BYTES} bytes) and writes it in one call, so under load a console write carries many lines.
  *     A line written alone reaches the console within {@value #BATCH_WINDOW_MS} ms.</li>
  *     <li>{@link #flush()} does nothing (a {@code PrintStream} flushes after every line); {@link #drain()} waits
- *     until everything written so far reached the console (flushed), bounded by 5 s.</li>
+ *     until everything written so far reached the console (flushed), bounded by 2 s.</li>
  *     <li>Nothing is dropped: when {@value #MAX_PENDING_BYTES} bytes wait (a console that stopped reading), writers
  *     wait for room.</li>
  *     <li>Loss: what was written in the last moments before a {@code kill -9} (or a JVM crash) may be lost, as with
@@ -33,7 +33,7 @@ final class ConsoleWriter extends OutputStream {
     static final int MAX_PENDING_BYTES = 1024 * 1024;
     static final int BATCH_BYTES = 64 * 1024;
     static final int BATCH_WINDOW_MS = 10;
-    private static final long DRAIN_BOUND_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final long DRAIN_BOUND_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     private final OutputStream console;
     private final ReentrantLock lock = new ReentrantLock();
@@ -69,7 +69,8 @@ final class ConsoleWriter extends OutputStream {
                 work.signal();
                 progress.awaitUninterruptibly();
             }
-            boolean wake = pending.size() == 0 || pending.size() < BATCH_BYTES && pending.size() + length >= BATCH_BYTES;
+            int before = pending.size();
+            boolean wake = before == 0 || before < BATCH_BYTES && before + length >= BATCH_BYTES;
             pending.write(bytes, offset, length);
             accepted += length;
             if (wake) {
@@ -86,7 +87,7 @@ final class ConsoleWriter extends OutputStream {
     }
 
     /**
-     * Waits until every byte written before this call reached the console (flushed), at most 5 s.
+     * Waits until every byte written before this call reached the console (flushed), at most 2 s.
      *
      * @return whether it did within the bound
      */

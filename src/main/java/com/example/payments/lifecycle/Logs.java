@@ -36,7 +36,7 @@ public final class Logs {
     }
 
     /**
-     * Flushes every handler of the root logger, then stdout and stderr, and waits (at most 5 s each) until what they
+     * Flushes every handler of the root logger, then stdout and stderr, and waits (at most 2 s each) until what they
      * hold reached the console.
      */
     public static void flush() {
