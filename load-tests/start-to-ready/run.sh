@@ -36,7 +36,7 @@ if ! command -v wrk >/dev/null; then
   fi
 fi
 command -v curl >/dev/null || { echo "missing: curl" >&2; exit 2; }
-"$JAVA" -XX:AOTCacheOutput="$(mktemp -u)" -version >/dev/null 2>&1 \
+"$JAVA" -XX:AOTCacheOutput="$WORK/check.aot" -version >/dev/null 2>&1 \
   || { echo "$JAVA has no AOT cache (JDK 25+ needed): set JAVA_HOME" >&2; exit 2; }
 
 cleanup() {

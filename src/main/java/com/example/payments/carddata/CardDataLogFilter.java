@@ -20,7 +20,8 @@ import java.util.logging.SimpleFormatter;
  * CVC. Whatever level a forker sets on them, nothing they write reaches a handler that has this filter.
  *
  * <p>It also fixes the record's source (class and method) to none, so no formatter triggers JUL's caller inference,
- * a stack walk per line: {@code %2$s} in a format prints the logger name.
+ * a stack walk per line: {@code %2$s} in a format prints the logger name, also for a {@code Logger.logp} caller that
+ * named its source.
  *
  * <p>Installed on Helidon's console handler by {@code logging.properties} (so it is in place from the first log
  * line) and on every other handler by {@link LogMasking#maskHandlers()}. Thread-safe and stateless.

@@ -12,8 +12,8 @@ import java.util.logging.SimpleFormatter;
 
 /**
  * The last line of defence of the shutdown sequence: when {@code shutdown.hard-deadline} (default 30 s, counted from
- * the signal) passes before the process has exited, logs the phase that hung, flushes the logs and halts with exit
- * status 1. Halting, not exiting, because the hang may be a JVM shutdown hook, and {@code System.exit} would wait for
+ * the signal) passes before the process has exited, logs the phase that hung, flushes the logs (waiting at most
+ * 2 s for both) and halts with exit status 1. Halting, not exiting, because the hang may be a JVM shutdown hook, and {@code System.exit} would wait for
  * it.
  *
  * <p>Every phase of the sequence is bounded by its own timeout, so what this catches is whatever is not: a JVM
@@ -22,6 +22,7 @@ import java.util.logging.SimpleFormatter;
 final class HardDeadline {
 
     private static final Logger LOGGER = Logger.getLogger(ShutdownSequence.class.getName());
+    private static final long LAST_WORDS_MS = 2_000;
 
     private HardDeadline() {
     }
@@ -47,12 +48,21 @@ final class HardDeadline {
                                                            + "phase {1}; halting with exit status 1");
             record.setParameters(new Object[] {String.valueOf(configured.toMillis()), phase.get()});
             record.setLoggerName(LOGGER.getName());
-            if (Logger.getLogger("").getHandlers().length > 0) {
-                LOGGER.log(record);
-            } else {
-                System.out.print(formatter.format(record));
+            // The last line and the flush on a thread of their own, waited for at most LAST_WORDS_MS: a console that
+            // stopped reading (its writers waiting for room, holding the log locks) must not keep the halt waiting.
+            Thread lastWords = Thread.ofPlatform().name("shutdown-last-words").daemon(true).start(() -> {
+                if (Logger.getLogger("").getHandlers().length > 0) {
+                    LOGGER.log(record);
+                } else {
+                    System.out.print(formatter.format(record));
+                }
+                Logs.flush();
+            });
+            try {
+                lastWords.join(LAST_WORDS_MS);
+            } catch (InterruptedException ignored) {
+                // halting anyway
             }
-            Logs.flush();
             Runtime.getRuntime().halt(1);
         });
     }

@@ -11,33 +11,33 @@ import java.util.logging.Logger;
 public final class Logs {
 
     private static ConsoleWriter out;
-    private static ConsoleWriter err;
 
     private Logs() {
     }
 
     /**
-     * Replaces {@code System.out} and {@code System.err} with streams of the same encodings whose bytes a platform
-     * thread of each writes to the console ({@link ConsoleWriter}: a virtual thread that logs never blocks in a
-     * console write), and adds a shutdown hook that drains them. Call it first in {@code main}, before anything
-     * wraps the streams or binds to them. Calling it again changes nothing.
+     * Replaces {@code System.out} with a stream of the same encoding whose bytes a platform thread writes to the
+     * console ({@link ConsoleWriter}: a virtual thread that logs does not block in a console write), and adds a
+     * shutdown hook that drains it and makes later writes go straight through. {@code System.err} stays as it is:
+     * it carries what must not wait (a configuration error before exit 2, an uncaught exception, the JVM's own
+     * messages). Call it first in {@code main}, before anything wraps the streams or binds to them. Calling it again
+     * changes nothing.
      */
     public static synchronized void decoupleConsole() {
         if (out != null) {
             return;
         }
         PrintStream stdout = System.out;
-        PrintStream stderr = System.err;
         out = new ConsoleWriter(stdout, "console-stdout");
-        err = new ConsoleWriter(stderr, "console-stderr");
         System.setOut(new PrintStream(out, true, stdout.charset()));
-        System.setErr(new PrintStream(err, true, stderr.charset()));
-        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("console-drain").unstarted(Logs::drain));
+        ConsoleWriter writer = out;
+        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("console-drain")
+                                                     .unstarted(writer::drainAndWriteThrough));
     }
 
     /**
-     * Flushes every handler of the root logger, then stdout and stderr, and waits (at most 2 s each) until what they
-     * hold reached the console.
+     * Flushes every handler of the root logger, then stdout and stderr, and waits (at most 2 s) until what stdout
+     * holds reached the console.
      */
     public static void flush() {
         for (Handler handler : Logger.getLogger("").getHandlers()) {
@@ -45,21 +45,12 @@ public final class Logs {
         }
         System.out.flush();
         System.err.flush();
-        drain();
-    }
-
-    private static void drain() {
-        ConsoleWriter stdout;
-        ConsoleWriter stderr;
+        ConsoleWriter writer;
         synchronized (Logs.class) {
-            stdout = out;
-            stderr = err;
+            writer = out;
         }
-        if (stdout != null) {
-            stdout.drain();
-        }
-        if (stderr != null) {
-            stderr.drain();
+        if (writer != null) {
+            writer.drain();
         }
     }
 }

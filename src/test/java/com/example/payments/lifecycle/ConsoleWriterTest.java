@@ -68,6 +68,19 @@ class ConsoleWriterTest {
     }
 
     @Test
+    void afterTheShutdownHooksDrainItWritesGoStraightThroughInOrder() throws Exception {
+        ByteArrayOutputStream console = new ByteArrayOutputStream();
+        ConsoleWriter writer = new ConsoleWriter(console, "console-test");
+        writer.write("before the hook\n".getBytes(StandardCharsets.UTF_8));
+
+        writer.drainAndWriteThrough();
+        writer.write("from another hook\n".getBytes(StandardCharsets.UTF_8));
+
+        // No drain, no wait: the second line is on the console when write returns.
+        assertThat(console.toString(StandardCharsets.UTF_8), is("before the hook\nfrom another hook\n"));
+    }
+
+    @Test
     void aLineWrittenAloneReachesTheConsoleWithoutAFlush() throws Exception {
         CountDownLatch arrived = new CountDownLatch(1);
         OutputStream console = new OutputStream() {
