@@ -96,6 +96,16 @@ lt_ensure_tools() {
   lt_ensure_java
 }
 
+# lt_ensure_wrk: wrk on the PATH, installed with apt-get when run as root; else exits 2 saying how.
+lt_ensure_wrk() {
+  command -v wrk >/dev/null && return
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get install -y wrk >/dev/null || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
+  else
+    echo "missing: wrk (Debian/Ubuntu: sudo apt-get install -y wrk)" >&2; exit 2
+  fi
+}
+
 # lt_ensure_java: JAVA_HOME set to a JDK >= 21 (the given one, else temurin-25, else any under /usr/lib/jvm).
 lt_ensure_java() {
   if [ -z "${JAVA_HOME:-}" ] || [ ! -x "$JAVA_HOME/bin/java" ]; then

@@ -28,13 +28,7 @@ WORK=$(mktemp -d)
 PIDS=()
 DEV_KEY='sha256:9702b04ac8da313c8ec0784e54e26e65016c0a9c0942463b0c6fb9f354071ab8 m_123'
 
-if ! command -v wrk >/dev/null; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    apt-get install -y wrk >/dev/null || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
-  else
-    echo "missing: wrk (Debian/Ubuntu: sudo apt-get install -y wrk)" >&2; exit 2
-  fi
-fi
+lt_ensure_wrk
 command -v curl >/dev/null || { echo "missing: curl" >&2; exit 2; }
 "$JAVA" -XX:AOTCacheOutput="$WORK/check.aot" -version >/dev/null 2>&1 \
   || { echo "$JAVA has no AOT cache (JDK 25+ needed): set JAVA_HOME" >&2; exit 2; }

@@ -112,39 +112,33 @@ public final class PanDetector {
         if (end < 0) {
             return -end; // fewer than MIN_DIGITS digits (a timestamp's fields): nothing to judge, nothing allocated
         }
+        // Within [start, end) every char is a digit or a separator between two digits (runEnd's rules).
         int[] positions = new int[16];
         int[] groupStarts = new int[8];
         int digits = 0;
         int groups = 0;
-        int i = start;
         groupStarts[groups++] = 0;
-        while (i < length) {
-            char c = text.charAt(i);
-            if (isDigit(c)) {
+        for (int i = start; i < end; i++) {
+            if (isDigit(text.charAt(i))) {
                 positions = grow(positions, digits);
                 positions[digits++] = i;
-                i++;
-            } else if ((c == ' ' || c == '-') && i + 1 < length && isDigit(text.charAt(i + 1))) {
+            } else {
                 groupStarts = grow(groupStarts, groups);
                 groupStarts[groups++] = digits;
-                i++;
-            } else {
-                break;
             }
         }
-        if (digits >= MIN_DIGITS) {
-            if (uuids[0] == null) {
-                uuids[0] = uuids(text);
-            }
-            Run run = new Run(text, positions, digits, groupStarts, groups, uuids[0],
-                              start > 0 && isHexLetter(text.charAt(start - 1)),
-                              i < length && isHexLetter(text.charAt(i)));
-            run.judge(result);
+        if (uuids[0] == null) {
+            uuids[0] = uuids(text);
         }
-        return i;
+        Run run = new Run(text, positions, digits, groupStarts, groups, uuids[0],
+                          start > 0 && isHexLetter(text.charAt(start - 1)),
+                          end < length && isHexLetter(text.charAt(end)));
+        run.judge(result);
+        return end;
     }
 
-    // The end of the run starting at a digit (same rules as scanRun), negated when it holds fewer than MIN_DIGITS.
+    // The end of the run starting at a digit: digits, and single spaces or dashes between two digits. Negated when the
+    // run holds fewer than MIN_DIGITS digits.
     private static int runEnd(CharSequence text, int start) {
         int length = text.length();
         int digits = 0;

@@ -36,6 +36,17 @@ class PanDetectorTest {
     }
 
     @Test
+    void inALogLineTheTimestampsShortRunsAreSkippedAndTheCardNumberAfterThemIsMasked() {
+        assertThat(PanDetector.mask("2026-12-01T05:11:36.413 INFO [] card 4111111111111111"),
+                   is("2026-12-01T05:11:36.413 INFO [] card ************1111"));
+        String uuid = "47470277-1795-4328-83ea-0123456789ab";
+        assertThat(PanDetector.mask("12:30:01.5 x 4111-1111-1111-1111 id " + uuid),
+                   is("12:30:01.5 x ****-****-****-1111 id " + uuid));
+        String line = "2026-12-01T05:11:36.413 INFO [] status=201 duration_ms=0.2 request_id=" + uuid;
+        assertThat(PanDetector.mask(line), is(sameInstance(line)));
+    }
+
+    @Test
     void aCardNumberGluedIntoALongerNumberIsMasked() {
         String masked = PanDetector.mask("id=99994111111111111111");
         assertThat(PanDetector.containsPan(masked), is(false));
