@@ -41,9 +41,12 @@ public final class IssuerSimulatorProcess implements AutoCloseable {
     private final Process process;
     private final List<String> output = new CopyOnWriteArrayList<>();
     private volatile int port = -1;
+    private final Leftovers.Handle tracked;
 
     private IssuerSimulatorProcess(Process process) {
         this.process = process;
+        this.tracked = Leftovers.track("issuer simulator pid " + process.pid(), this::kill);
+        process.onExit().thenRun(() -> tracked.close());
         Thread.ofPlatform().daemon(true).name("issuer-simulator-output").start(this::pump);
     }
 
@@ -233,6 +236,11 @@ public final class IssuerSimulatorProcess implements AutoCloseable {
     /** Resumes (if stopped) and kills the simulator, so no test leaves a JVM behind. */
     @Override
     public void close() {
+        tracked.close();
+        kill();
+    }
+
+    private void kill() {
         if (!process.isAlive()) {
             return;
         }

@@ -30,6 +30,9 @@ public final class ServiceProcess implements AutoCloseable {
     private static final String MAIN_CLASS = "com.example.payments.Main";
     private static final Pattern STARTED = Pattern.compile(
             "serving business traffic on port (\\d+), health probes and metrics on port (\\d+)");
+    // Logged right before the business listener closes its port (graceful drain, or naive mode's stop).
+    private static final Pattern BUSINESS_CLOSING = Pattern.compile(
+            "business listener stops accepting|stopping both listeners now");
 
     /**
      * One line of the child's output.
@@ -44,10 +47,19 @@ public final class ServiceProcess implements AutoCloseable {
     private final List<Line> output = new CopyOnWriteArrayList<>();
     private volatile int businessPort = -1;
     private volatile int healthPort = -1;
+    private volatile boolean businessClosing;
+    private volatile OpenApiContract.Registration contract;
+    private final Leftovers.Handle tracked;
     private final Thread pump;
 
     private ServiceProcess(Process process) {
         this.process = process;
+        this.tracked = Leftovers.track("service process pid " + process.pid(), this::kill);
+        // Every stop path ends here, whoever stopped it (a signal, a crash, close()): the port is free from now on.
+        process.onExit().thenRun(() -> {
+            forgetBusinessListener();
+            tracked.close();
+        });
         this.pump = Thread.ofPlatform().daemon(true).name("child-output").start(this::pump);
     }
 
@@ -382,8 +394,11 @@ public final class ServiceProcess implements AutoCloseable {
                 Matcher matcher = STARTED.matcher(line);
                 if (matcher.find()) {
                     healthPort = Integer.parseInt(matcher.group(2));
-                    businessPort = Integer.parseInt(matcher.group(1));
-                    OpenApiContract.businessListener(businessPort);
+                    int port = Integer.parseInt(matcher.group(1));
+                    contract = OpenApiContract.businessListener(port, () -> process.isAlive() && !businessClosing);
+                    businessPort = port;
+                } else if (BUSINESS_CLOSING.matcher(line).find()) {
+                    forgetBusinessListener();
                 }
             }
         } catch (IOException e) {
@@ -395,10 +410,23 @@ public final class ServiceProcess implements AutoCloseable {
         return ProcessHandle.current().info().command().orElse("java");
     }
 
+    private void forgetBusinessListener() {
+        businessClosing = true;
+        OpenApiContract.Registration registered = contract;
+        if (registered != null) {
+            registered.close();
+        }
+    }
+
     /** Kills the process if it is still running (SIGKILL), so no test leaves a JVM behind. */
     @Override
     public void close() {
-        OpenApiContract.stopped(businessPort);
+        tracked.close();
+        kill();
+    }
+
+    private void kill() {
+        forgetBusinessListener();
         if (process.isAlive()) {
             process.destroyForcibly();
             try {
