@@ -33,6 +33,9 @@ if [ -z "${JAVA_HOME:-}" ] || ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -qE '
 fi
 export JAVA_HOME PATH="$JAVA_HOME/bin:$PATH" CI="${CI:-true}"
 
+# kubectl, promtool and the Dockerfile linters (the namespace has no network to fetch them).
+bash scripts/install-deploy-tools.sh >/dev/null
+
 start=$(date +%s)
 set +e
 unshare --net bash -c "
