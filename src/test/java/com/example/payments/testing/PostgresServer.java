@@ -117,6 +117,8 @@ public final class PostgresServer implements AutoCloseable {
                 server.stopQuietly();
             }
         }
+        // Nobody will close a server that never started: its cluster directory goes now.
+        new PostgresServer(bin, dir, 0).release();
         throw failure;
     }
 

@@ -69,7 +69,7 @@ public final class ServiceProcess implements AutoCloseable {
      * @param properties system properties, e.g. {@code shutdown.pre-drain-delay=PT2S}; ports default to 0
      * @param env        extra environment variables
      * @return the running process
-     * @throws IOException when the JVM cannot be launched or does not start within 30 s
+     * @throws IOException when the JVM cannot be launched or does not start within 60 s
      */
     public static ServiceProcess start(Map<String, String> properties, Map<String, String> env) throws IOException {
         return start(properties, env, false, 0);
@@ -82,7 +82,7 @@ public final class ServiceProcess implements AutoCloseable {
      * @param properties system properties; ports default to 0
      * @param fileLimit  {@code ulimit -n} of the service
      * @return the running process
-     * @throws IOException when it does not start within 30 s
+     * @throws IOException when it does not start within 60 s
      */
     public static ServiceProcess startWithFileLimit(Map<String, String> properties, int fileLimit) throws IOException {
         return start(properties, Map.of(), false, fileLimit);
@@ -96,7 +96,7 @@ public final class ServiceProcess implements AutoCloseable {
      *
      * @param properties system properties; ports default to 0
      * @return the running process
-     * @throws IOException when the JVM cannot be launched or does not start within 30 s
+     * @throws IOException when the JVM cannot be launched or does not start within 60 s
      */
     public static ServiceProcess startWithTestClasses(Map<String, String> properties) throws IOException {
         return start(properties, Map.of(), true, 0);
@@ -123,7 +123,7 @@ public final class ServiceProcess implements AutoCloseable {
             command.add("-jar");
             command.add(jar.toString());
         }
-        return launch(withFileLimit(command, fileLimit), env, Duration.ofSeconds(30));
+        return launch(withFileLimit(command, fileLimit), env, Duration.ofSeconds(60));
     }
 
     /**
@@ -191,7 +191,7 @@ public final class ServiceProcess implements AutoCloseable {
      * @param properties system properties
      * @param env        extra environment variables
      * @return exit status and output lines
-     * @throws Exception when it does not exit within 30 s
+     * @throws Exception when it does not exit within 60 s
      */
     public static Exited runToExit(Map<String, String> properties, Map<String, String> env) throws Exception {
         return runToExit(properties, env, 0);
@@ -204,7 +204,7 @@ public final class ServiceProcess implements AutoCloseable {
      * @param env        extra environment variables
      * @param fileLimit  {@code ulimit -n}, or 0 for none
      * @return exit status and output lines
-     * @throws Exception when it does not exit within 30 s
+     * @throws Exception when it does not exit within 60 s
      */
     public static Exited runToExit(Map<String, String> properties, Map<String, String> env, int fileLimit)
             throws Exception {
@@ -216,7 +216,7 @@ public final class ServiceProcess implements AutoCloseable {
         builder.environment().remove("APP_CONFIG_FILE");
         builder.environment().putAll(env);
         service = new ServiceProcess(builder.start());
-        if (!service.process.waitFor(30, TimeUnit.SECONDS)) {
+        if (!service.process.waitFor(60, TimeUnit.SECONDS)) {
             service.process.destroyForcibly();
             throw new IllegalStateException("Service did not exit: " + service.output());
         }
@@ -372,6 +372,7 @@ public final class ServiceProcess implements AutoCloseable {
                 return;
             }
             if (!process.isAlive()) {
+                close();
                 throw new IOException("Service exited with " + process.exitValue() + ":\n" + String.join("\n", output()));
             }
             try {
@@ -381,7 +382,8 @@ public final class ServiceProcess implements AutoCloseable {
                 throw new IOException(e);
             }
         }
-        process.destroyForcibly();
+        // Nobody gets this object to close: stop it now, so it leaves nothing behind.
+        close();
         throw new IOException("Service did not start within " + timeout + ":\n" + String.join("\n", output()));
     }
 
