@@ -144,8 +144,11 @@ final class Listeners {
                                     .manager(openApi)
                                     .build())
                 .routing(routing)
-                .build()
-                .start();
+                .build();
+        // Not on the business listener's virtual threads: with one CPU they have one carrier, which a saturated
+        // business listener keeps busy for seconds (docs/hostile-clients.md).
+        PlatformThreadListener.onPlatformThreads(health);
+        health.start();
         if (!health.isRunning() || health.port() <= 0) {
             business.stop();
         }
