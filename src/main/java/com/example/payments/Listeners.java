@@ -205,7 +205,8 @@ final class Listeners {
             throw new ConfigurationException("server.max-tcp-connections", "'" + http.business().maxTcpConnections()
                     + "' is out of range; allowed: an integer from 1 to " + Math.max(0, room) + ": the file descriptor "
                     + "limit (ulimit -n) is " + limit + ", of which " + open + " are open, "
-                    + health + " are for the health listener (" + HEALTH_CEILING + " x health-server.max-tcp-connections) and "
+                    + health + " are for the health listener (" + HEALTH_CEILING
+                    + " x health-server.max-tcp-connections) and "
                     + SPARE_FILE_DESCRIPTORS + " are kept for outgoing connections");
         }
     }
@@ -232,7 +233,8 @@ final class Listeners {
         }
         ServerConnectionSelector selector = StrictChunkedFraming.create(http1.build());
         return builder
-                .maxTcpConnections(evicting == null ? limits.maxTcpConnections() : HEALTH_CEILING * limits.maxTcpConnections())
+                .maxTcpConnections(evicting == null ? limits.maxTcpConnections()
+                                                    : HEALTH_CEILING * limits.maxTcpConnections())
                 .idleConnectionTimeout(limits.idleConnectionTimeout())
                 .idleConnectionPeriod(limits.idleConnectionPeriod())
                 // Hands Helidon's messages to the direct handler, which needs one to tell 431 from 400; they never

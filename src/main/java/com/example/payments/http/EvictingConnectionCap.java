@@ -18,28 +18,30 @@ import io.helidon.webserver.spi.ServerConnection;
 import io.helidon.webserver.spi.ServerConnectionSelector;
 
 /**
- * A connection cap that makes room instead of making new connections wait: once {@code cap} connections are held,
- * each new one closes the oldest held connection that is not in the middle of a request, that is one waiting for a
- * request line (idle, or trickling it) or one whose request line came but not its whole header section (half-sent).
- * A connection whose request has been read in full is never closed by the cap; it is answered in a few ms.
+ * A connection cap that makes room instead of making new connections wait: once more than {@code cap} connections
+ * are held, each new one closes the held connections that have waited longer than {@link #GRACE} (1 s) for a request
+ * line (idle, or trickling it) or for the rest of a head whose request line came (half-sent), the longest waiting
+ * first, until {@code cap} are held. A connection whose request has been read in full is never closed by the cap.
  *
  * <p>Why, on the health listener: Helidon 4.5's {@code max-tcp-connections} stops calling {@code accept()} at the
  * cap, so new connections wait in the kernel's accept queue, first come first served, until held ones close. Clients
  * that hold idle or half-sent connections and reopen each as it closes keep the queue ahead of the kubelet's probe
  * (measured: 64 such connections on a cap of 32 left 7 of 8 one-second probes unanswered), and a pod whose liveness
- * probe times out is restarted. A probe sends its whole request at once and reads the answer; under this cap it is
- * never the oldest connection not in a request, so it is served in turn while holders only churn.
+ * probe times out is restarted. Closing the oldest at once is not enough: the reopened connections arrive so fast
+ * that a probe became the oldest within ms (measured: 5 of 8 probes closed unanswered). A probe sends its whole
+ * request at once and is answered in ms, well within the grace, so it is never closed.
  *
- * <p>The bound: the cap holds at most {@code cap} connections; a closed one keeps Helidon's slot until its thread
- * has run to its end (a few ms, longer on a saturated CPU), so the listener's Helidon cap must leave room for them
- * ({@code Listeners} gives it twice {@code cap}). A client may lose an idle keep-alive connection (a scraper between
- * scrapes) while others flood the listener; it reconnects, as after an idle timeout (RFC 9112 section 9.3.1 lets
- * either side close an idle connection).
+ * <p>The bound: connections in their grace and closed ones whose threads have not ended yet are held beyond the cap,
+ * so the listener's Helidon cap must leave room for them ({@code Listeners} gives it four times {@code cap}); up to
+ * that many idle and half-sent connections cost a probe nothing. A client may lose an idle keep-alive connection (a
+ * scraper between scrapes) while others flood the listener; it reconnects, as after an idle timeout (RFC 9112
+ * section 9.3.1 lets either side close an idle connection).
  *
  * <p>How: the listener's connections come from {@link #around(ServerConnectionSelector)}, which registers each for
- * as long as Helidon handles it, and {@link #requestHeads()} (a receive listener of the listener's HTTP/1.1
- * protocol) tells a request line from a complete head. A connection is closed the way Helidon closes an idle one:
- * its thread is interrupted, which closes the socket it reads from.
+ * as long as Helidon handles it, and {@link #requestHeads()} (a receive and send listener of the listener's HTTP/1.1
+ * protocol) tells a request line from a complete head and sees each answer. A connection is closed the way Helidon
+ * closes an idle one: its thread is interrupted, which closes the socket it reads from. Room is made when a
+ * connection arrives, so nothing runs while no one connects.
  */
 public final class EvictingConnectionCap {
 

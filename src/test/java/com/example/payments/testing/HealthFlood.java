@@ -36,7 +36,8 @@ public final class HealthFlood {
     /** How long a probe may take, from the connect to its status line: the kubelet's {@code timeoutSeconds: 1}. */
     public static final Duration PROBE_TIMEOUT = Duration.ofSeconds(1);
     private static final Duration PROBE_PERIOD = Duration.ofSeconds(1);
-    private static final byte[] HALF_SENT = "GET /health/live HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] HALF_SENT =
+            "GET /health/live HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.US_ASCII);
 
     /**
      * One probe.
@@ -178,9 +179,9 @@ public final class HealthFlood {
                 return new Probe(sentMillis, System.nanoTime() - sent, 0, "connect took the whole timeout");
             }
             socket.setSoTimeout((int) left);
-            socket.getOutputStream().write("GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: kube-probe/1.31\r\n"
-                                           .concat("Accept: */*\r\nConnection: close\r\n\r\n")
-                                           .getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().write(("GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                            + "User-Agent: kube-probe/1.31\r\nAccept: */*\r\nConnection: close\r\n\r\n")
+                                                   .getBytes(StandardCharsets.US_ASCII));
             String statusLine = readLine(socket.getInputStream(), sent + PROBE_TIMEOUT.toNanos(), socket);
             long latency = System.nanoTime() - sent;
             if (statusLine == null) {
