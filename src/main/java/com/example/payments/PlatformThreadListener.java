@@ -24,7 +24,9 @@ import io.helidon.webserver.WebServer;
  *
  * <p>It reaches into Helidon's internals ({@code LoomServer.listeners}, {@code ServerListener.readerExecutor},
  * {@code ThreadPerTaskExecutor.create}), which an upgrade may change: then startup fails with this class's message and
- * {@code HealthFloodIT} fails the build, rather than the probes silently sharing the carrier again.
+ * {@code HealthFloodIT} fails the build, rather than the probes silently sharing the carrier again. Setting a final
+ * field this way works on the class path up to JDK 25; JDK 26 (JEP 500) warns about it, and a later JDK may require
+ * {@code --enable-final-field-mutation=ALL-UNNAMED}.
  */
 final class PlatformThreadListener {
 

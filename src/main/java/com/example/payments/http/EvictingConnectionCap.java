@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.helidon.common.buffers.BufferData;
 import io.helidon.common.concurrency.limits.Limit;
@@ -41,7 +40,8 @@ import io.helidon.webserver.spi.ServerConnectionSelector;
  * as long as Helidon handles it, and {@link #requestHeads()} (a receive and send listener of the listener's HTTP/1.1
  * protocol) tells a request line from a complete head and sees each answer. A connection is closed the way Helidon
  * closes an idle one: its thread is interrupted, which closes the socket it reads from. Room is made when a
- * connection arrives, so nothing runs while no one connects.
+ * connection arrives, so nothing runs while no one connects; when Helidon's cap is full of connections in their grace,
+ * the next arrival waits for one to end (header deadline or idle timeout) and then makes room for the rest.
  */
 public final class EvictingConnectionCap {
 
@@ -51,7 +51,6 @@ public final class EvictingConnectionCap {
     private final int cap;
     private final long graceNanos = GRACE.toNanos();
     private final List<Held> held = new ArrayList<>();
-    private final AtomicLong evicted = new AtomicLong();
 
     private EvictingConnectionCap(int cap) {
         this.cap = cap;
@@ -126,24 +125,6 @@ public final class EvictingConnectionCap {
         };
     }
 
-    /**
-     * Connections closed to make room so far.
-     *
-     * @return the count since the listener started
-     */
-    public long evicted() {
-        return evicted.get();
-    }
-
-    /**
-     * Connections held now.
-     *
-     * @return at most the cap (plus, for a moment, a newcomer making room)
-     */
-    public synchronized int held() {
-        return held.size();
-    }
-
     // On the connection's own thread: the request line came (half-sent), or its head is complete (in a request), or
     // its answer is being written (waiting again from now).
     private void mark(boolean halfSent, boolean answered) {
@@ -185,7 +166,6 @@ public final class EvictingConnectionCap {
             }
         }
         for (Held victim : victims) {
-            evicted.incrementAndGet();
             victim.thread.interrupt();
         }
         return newcomer;
