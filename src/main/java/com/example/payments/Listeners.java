@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 import com.example.payments.config.ConfigurationException;
+import com.example.payments.http.EvictingConnectionCap;
 import com.example.payments.http.HttpSettings;
 import com.example.payments.http.Json;
 import com.example.payments.http.ProblemDirectHandler;
@@ -32,6 +33,7 @@ import io.helidon.webserver.http1.Http1Config;
 import io.helidon.webserver.http1.Http1ConnectionListener;
 import io.helidon.webserver.observe.ObserveFeature;
 import io.helidon.webserver.observe.metrics.MetricsObserver;
+import io.helidon.webserver.spi.ServerConnectionSelector;
 
 /**
  * The two {@link WebServer}s of the process, configured the way the probes need them: each from its own config node
@@ -58,6 +60,12 @@ final class Listeners {
      * connections (one plus a pool of 16 for {@code WAIT}), the loopback prober's client socket, log files.
      */
     static final int SPARE_FILE_DESCRIPTORS = 64;
+    /**
+     * The health listener's Helidon cap, as a multiple of {@code health-server.max-tcp-connections}: beyond that cap
+     * its connections are closed once they wait longer than {@link EvictingConnectionCap#GRACE}, and this leaves them
+     * room meanwhile (docs/hostile-clients.md).
+     */
+    static final int HEALTH_CEILING = 4;
 
     /** Path of the OpenAPI document on the health listener. */
     static final String OPENAPI_PATH = "/openapi";
@@ -80,7 +88,7 @@ final class Listeners {
     static WebServer startBusiness(Config config, AppSettings settings, RequestDeadlines deadlines,
                                    Runnable onResponse, Consumer<HttpRouting.Builder> routing) {
         WebServer business = bounded(WebServer.builder().config(config.get("server")), settings.http().business(),
-                                     deadlines, onResponse, ProblemDirectHandler.create(MAX_PAYLOAD_BYTES))
+                                     null, deadlines, onResponse, ProblemDirectHandler.create(MAX_PAYLOAD_BYTES))
                 .port(settings.businessPort())
                 .featuresDiscoverServices(false)
                 .shutdownHook(false)
@@ -118,6 +126,7 @@ final class Listeners {
     static WebServer startHealth(Config config, AppSettings settings, RequestDeadlines deadlines,
                                  Consumer<HttpRouting.Builder> routing, WebServer business, OpenApiDocument openApi) {
         WebServer health = bounded(WebServer.builder().config(config.get("health-server")), settings.http().health(),
+                                   EvictingConnectionCap.create(settings.http().health().maxTcpConnections()),
                                    deadlines, () -> { }, ProblemDirectHandler.withoutBodies())
                 .port(settings.healthPort())
                 .maxPayloadSize(0)
@@ -135,8 +144,11 @@ final class Listeners {
                                     .manager(openApi)
                                     .build())
                 .routing(routing)
-                .build()
-                .start();
+                .build();
+        // Not on the business listener's virtual threads: with one CPU they have one carrier, which a saturated
+        // business listener keeps busy for seconds (docs/hostile-clients.md).
+        PlatformThreadListener.onPlatformThreads(health);
+        health.start();
         if (!health.isRunning() || health.port() <= 0) {
             business.stop();
         }
@@ -186,21 +198,43 @@ final class Listeners {
         }
         long limit = os.getMaxFileDescriptorCount();
         long open = os.getOpenFileDescriptorCount();
-        long room = limit - open - SPARE_FILE_DESCRIPTORS - http.health().maxTcpConnections();
+        // The health listener's Helidon cap is a multiple of its own (see bounded).
+        long health = (long) HEALTH_CEILING * http.health().maxTcpConnections();
+        long room = limit - open - SPARE_FILE_DESCRIPTORS - health;
         if (http.business().maxTcpConnections() > room) {
             throw new ConfigurationException("server.max-tcp-connections", "'" + http.business().maxTcpConnections()
                     + "' is out of range; allowed: an integer from 1 to " + Math.max(0, room) + ": the file descriptor "
                     + "limit (ulimit -n) is " + limit + ", of which " + open + " are open, "
-                    + http.health().maxTcpConnections() + " are health-server.max-tcp-connections and "
+                    + health + " are for the health listener (" + HEALTH_CEILING
+                    + " x health-server.max-tcp-connections) and "
                     + SPARE_FILE_DESCRIPTORS + " are kept for outgoing connections");
         }
     }
 
+    // evicting: null for Helidon's cap (new connections wait in the accept queue); else the cap that makes room, with
+    // Helidon's cap four times as high: it holds the connections still in their grace and the closed ones whose threads
+    // have not ended yet (EvictingConnectionCap).
     private static WebServerConfig.Builder bounded(WebServerConfig.Builder builder, HttpSettings.ListenerLimits limits,
-                                                   RequestDeadlines deadlines, Runnable onResponse,
-                                                   ProblemDirectHandler problems) {
+                                                   EvictingConnectionCap evicting, RequestDeadlines deadlines,
+                                                   Runnable onResponse, ProblemDirectHandler problems) {
+        Http1Config.Builder http1 = Http1Config.builder()
+                .maxPrologueLength(MAX_REQUEST_LINE_BYTES)
+                .maxHeadersSize(MAX_HEADER_SECTION_BYTES)
+                .addReceiveListener(deadlines.headers())
+                .addSendListener(new Http1ConnectionListener() {
+                    @Override
+                    public void status(ConnectionContext ctx, Status status) {
+                        onResponse.run();
+                    }
+                });
+        if (evicting != null) {
+            Http1ConnectionListener heads = evicting.requestHeads();
+            http1.addReceiveListener(heads).addSendListener(heads);
+        }
+        ServerConnectionSelector selector = StrictChunkedFraming.create(http1.build());
         return builder
-                .maxTcpConnections(limits.maxTcpConnections())
+                .maxTcpConnections(evicting == null ? limits.maxTcpConnections()
+                                                    : HEALTH_CEILING * limits.maxTcpConnections())
                 .idleConnectionTimeout(limits.idleConnectionTimeout())
                 .idleConnectionPeriod(limits.idleConnectionPeriod())
                 // Hands Helidon's messages to the direct handler, which needs one to tell 431 from 400; they never
@@ -211,17 +245,7 @@ final class Listeners {
                 // connection for the right one, and close an HTTP/1.0 or HTTP/2.0 request line without an answer.
                 // Helidon's HTTP/1.1, with chunk framing checked (request smuggling, see StrictChunkedFraming).
                 .protocolsDiscoverServices(false)
-                .addConnectionSelector(StrictChunkedFraming.create(Http1Config.builder()
-                        .maxPrologueLength(MAX_REQUEST_LINE_BYTES)
-                        .maxHeadersSize(MAX_HEADER_SECTION_BYTES)
-                        .addReceiveListener(deadlines.headers())
-                        .addSendListener(new Http1ConnectionListener() {
-                            @Override
-                            public void status(ConnectionContext ctx, Status status) {
-                                onResponse.run();
-                            }
-                        })
-                        .build()));
+                .addConnectionSelector(evicting == null ? selector : evicting.around(selector));
     }
 
     private static DirectHandlers problemHandlers(DirectHandler handler) {

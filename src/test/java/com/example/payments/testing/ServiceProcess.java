@@ -72,7 +72,20 @@ public final class ServiceProcess implements AutoCloseable {
      * @throws IOException when the JVM cannot be launched or does not start within 60 s
      */
     public static ServiceProcess start(Map<String, String> properties, Map<String, String> env) throws IOException {
-        return start(properties, env, false, 0);
+        return start(properties, env, false, 0, false);
+    }
+
+    /**
+     * Starts the service on one CPU, as a pod with a CPU limit of 1 would run it: the JVM pinned to CPU 0
+     * ({@code taskset -c 0}) and told it has one processor ({@code -XX:ActiveProcessorCount=1}, so the virtual thread
+     * scheduler has one carrier thread and the JIT one compiler thread of each kind).
+     *
+     * @param properties system properties; ports default to 0
+     * @return the running process
+     * @throws IOException when it does not start within 30 s
+     */
+    public static ServiceProcess startOnOneCpu(Map<String, String> properties) throws IOException {
+        return start(properties, Map.of(), false, 0, true);
     }
 
     /**
@@ -85,7 +98,7 @@ public final class ServiceProcess implements AutoCloseable {
      * @throws IOException when it does not start within 60 s
      */
     public static ServiceProcess startWithFileLimit(Map<String, String> properties, int fileLimit) throws IOException {
-        return start(properties, Map.of(), false, fileLimit);
+        return start(properties, Map.of(), false, fileLimit, false);
     }
 
     /**
@@ -99,14 +112,20 @@ public final class ServiceProcess implements AutoCloseable {
      * @throws IOException when the JVM cannot be launched or does not start within 60 s
      */
     public static ServiceProcess startWithTestClasses(Map<String, String> properties) throws IOException {
-        return start(properties, Map.of(), true, 0);
+        return start(properties, Map.of(), true, 0, false);
     }
 
     private static ServiceProcess start(Map<String, String> properties, Map<String, String> env, boolean testClasses,
-                                        int fileLimit) throws IOException {
+                                        int fileLimit, boolean oneCpu) throws IOException {
         Path jar = BuiltJar.path();
         List<String> command = new ArrayList<>();
+        if (oneCpu) {
+            command.addAll(List.of("taskset", "-c", "0"));
+        }
         command.add(javaBinary());
+        if (oneCpu) {
+            command.add("-XX:ActiveProcessorCount=1");
+        }
         command.add("-Dserver.port=" + properties.getOrDefault("server.port", "0"));
         command.add("-Dhealth-server.port=" + properties.getOrDefault("health-server.port", "0"));
         withTestKeys(properties, env).forEach((key, value) -> {
