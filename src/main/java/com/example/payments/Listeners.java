@@ -11,7 +11,7 @@ import com.example.payments.http.HttpSettings;
 import com.example.payments.http.Json;
 import com.example.payments.http.ProblemDirectHandler;
 import com.example.payments.http.RequestDeadlines;
-import com.example.payments.http.StrictChunkedFraming;
+import com.example.payments.http.StrictHttp1;
 import com.example.payments.lifecycle.ShutdownSettings;
 import com.example.payments.observability.AccessLog;
 
@@ -42,8 +42,8 @@ import io.helidon.webserver.observe.metrics.MetricsObserver;
  * <p>Both are bounded against hostile and broken clients (docs/hostile-clients.md): a connection cap and idle timeout
  * from their config nodes, a header deadline, problem bodies for what Helidon answers before routing, a request line
  * of at most {@value #MAX_REQUEST_LINE_BYTES} bytes (414 beyond) and a header section of at most
- * {@value #MAX_HEADER_SECTION_BYTES} bytes (431 beyond), and chunked bodies whose framing is checked (400 and the
- * connection closed for a chunk not followed by CRLF: request smuggling).
+ * {@value #MAX_HEADER_SECTION_BYTES} bytes (431 beyond), and Helidon's HTTP/1.1 parser held to RFC 9112 where it is
+ * lenient ({@link StrictHttp1}: a method that is not a token, chunked framing; 400 and the connection closed).
  */
 final class Listeners {
 
@@ -73,14 +73,21 @@ final class Listeners {
      * @param settings   validated settings
      * @param deadlines  the business listener's header and body deadlines
      * @param onResponse told of every response the listener writes, of any status (its progress, for liveness)
+     * @param metrics    counts the answers written before routing in the request metrics (the access log too)
      * @param routing    registers the routes
      * @return the listening server
      * @throws ConfigurationException naming {@code server.port} when it cannot listen
      */
     static WebServer startBusiness(Config config, AppSettings settings, RequestDeadlines deadlines,
-                                   Runnable onResponse, Consumer<HttpRouting.Builder> routing) {
+                                   Runnable onResponse, ProblemDirectHandler.Unrouted metrics,
+                                   Consumer<HttpRouting.Builder> routing) {
+        ProblemDirectHandler.Unrouted accessLog = AccessLog.unrouted(settings.accessLog());
         WebServer business = bounded(WebServer.builder().config(config.get("server")), settings.http().business(),
-                                     deadlines, onResponse, ProblemDirectHandler.create(MAX_PAYLOAD_BYTES))
+                                     deadlines, onResponse, ProblemDirectHandler.create(MAX_PAYLOAD_BYTES,
+                (method, status, requestId) -> {
+                    metrics.answered(method, status, requestId);
+                    accessLog.answered(method, status, requestId);
+                }))
                 .port(settings.businessPort())
                 .featuresDiscoverServices(false)
                 .shutdownHook(false)
@@ -209,9 +216,9 @@ final class Listeners {
                 .directHandlers(problemHandlers(problems))
                 // Ours only: a discovered default HTTP/1.1 protocol beside it would make Helidon sniff every new
                 // connection for the right one, and close an HTTP/1.0 or HTTP/2.0 request line without an answer.
-                // Helidon's HTTP/1.1, with chunk framing checked (request smuggling, see StrictChunkedFraming).
+                // Helidon's HTTP/1.1, with request methods and chunk framing checked (see StrictHttp1).
                 .protocolsDiscoverServices(false)
-                .addConnectionSelector(StrictChunkedFraming.create(Http1Config.builder()
+                .addConnectionSelector(StrictHttp1.create(Http1Config.builder()
                         .maxPrologueLength(MAX_REQUEST_LINE_BYTES)
                         .maxHeadersSize(MAX_HEADER_SECTION_BYTES)
                         .addReceiveListener(deadlines.headers())
