@@ -79,10 +79,12 @@ class HostileRequestLinesIT {
             rows.add(row(port, "a leading control byte", "\u0001" + get + "\r\n", 400, true));
             rows.add(row(port, "a non-ASCII method", "G\u00e9T " + p + " HTTP/1.1\r\n" + HOST + "\r\n", 400, true));
             rows.add(row(port, "an empty method", " " + p + " HTTP/1.1\r\n" + HOST + "\r\n", 400, true));
+            rows.add(row(port, "a tab after the method", "GET\t" + p + " HTTP/1.1\r\n" + HOST + "\r\n", 400, true));
             rows.add(row(port, "a JSON body as a request line, no line end", "{\"merchantId\":\"m_123\",\"amount\":1}",
                          400, true));
             // A known method in another case is unrecognized (methods are case-sensitive): 501, closed.
             rows.add(row(port, "get in lower case", "get " + p + " HTTP/1.1\r\n" + HOST + "\r\n", 501, true));
+            rows.add(row(port, "Head in mixed case", "Head " + p + " HTTP/1.1\r\n" + HOST + "\r\n", 501, true));
             // Absolute-form targets: http only, the Host's authority, no userinfo, a port in range, a host.
             rows.add(row(port, "an ftp target", "GET ftp://evil.example" + p + " HTTP/1.1\r\n" + HOST + "\r\n", 400,
                          false));
@@ -109,9 +111,14 @@ class HostileRequestLinesIT {
             rows.add(row(port, "an empty header name", get + ": value\r\n\r\n", 400, true));
             rows.add(row(port, "two Content-Types", get + "Content-Type: application/json\r\nContent-Type: text/plain"
                          + "\r\n\r\n", 400, false));
+            rows.add(row(port, "a space before the colon", get + "X-A : b\r\n\r\n", 400, true));
+            rows.add(row(port, "Content-Type twice, in two cases", get + "Content-Type: application/json\r\n"
+                         + "content-type: application/json\r\n\r\n", 400, false));
             rows.add(row(port, "a Content-Type that is not a media type", get + "Content-Type: json\r\n\r\n", 415,
                          false));
             rows.add(row(port, "an unknown expectation", get + "Expect: foo\r\n\r\n", 417, false));
+            rows.add(row(port, "an unknown expectation after 100-continue", get + "Expect: 100-continue, foo\r\n\r\n",
+                         417, false));
         }
         String post = "POST /v1/authorizations HTTP/1.1\r\n" + HOST + TestCredentials.HEADER_LINE
                       + "Content-Type: application/json\r\nIdempotency-Key: \"" + UUID.randomUUID() + "\"\r\n";
@@ -134,13 +141,15 @@ class HostileRequestLinesIT {
             assertThat(response.body(), not(containsString(RETRY_TEXT)));
             if (status != 200) {
                 assertThat(response.headers().get("content-type"), is("application/problem+json"));
-                assertThat(response.body(), containsString("\"requestId\":\"" + response.headers().get("x-request-id")));
+                assertThat(response.body(),
+                           containsString("\"requestId\":\"" + response.headers().get("x-request-id")));
             }
             if (port == Port.BUSINESS) {
                 String[] line = request.split("\r\n", 2)[0].split(" ");
                 // The documented path the answer is judged against: a target the service refuses as such, or a method
                 // it does not recognize, is judged as an undocumented path.
-                boolean documented = line.length == 3 && (line[1].equals("/ping") || line[1].equals("/v1/authorizations"));
+                boolean documented = line.length == 3
+                                     && (line[1].equals("/ping") || line[1].equals("/v1/authorizations"));
                 String path = status == 200 ? "/ping" : documented && status != 501 ? line[1] : "/not-documented";
                 String method = line[0].toUpperCase(Locale.ROOT);
                 OpenApiContract.check(method.matches("[A-Z]+") ? method : "GET", listener, path, status,

@@ -32,7 +32,9 @@ import io.helidon.webserver.http.RoutingResponse;
 public final class HeaderFieldsFilter implements Filter {
 
     private static final String TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
-    private static final String QUOTED_STRING = "\"(?:[\\t \\x21\\x23-\\x5B\\x5D-\\x7E\\x80-\\xFF]|\\\\[\\t \\x21-\\x7E\\x80-\\xFF])*\"";
+    // RFC 9110 section 5.6.4: DQUOTE *( qdtext / quoted-pair ) DQUOTE.
+    private static final String QUOTED_STRING = "\"(?:[\\t \\x21\\x23-\\x5B\\x5D-\\x7E\\x80-\\xFF]"
+                                                + "|\\\\[\\t \\x21-\\x7E\\x80-\\xFF])*\"";
     private static final Pattern MEDIA_TYPE = Pattern.compile(
             TOKEN + "/" + TOKEN + "(?:[ \\t]*;[ \\t]*(?:" + TOKEN + "=(?:" + TOKEN + "|" + QUOTED_STRING + "))?)*");
     private static final String CONTINUE = "100-continue";
@@ -53,8 +55,8 @@ public final class HeaderFieldsFilter implements Filter {
     public void filter(FilterChain chain, RoutingRequest req, RoutingResponse res) {
         for (Header header : req.headers()) {
             if (!StrictRequestReader.isToken(header.name())) {
-                throw ProblemResponses.sendAndClose(req, res, Problem.of(
-                        "bad-request", "Bad request", 400, "A header field name is not a token (RFC 9110 section 5.1)."));
+                throw ProblemResponses.sendAndClose(req, res, Problem.of("bad-request", "Bad request", 400,
+                        "A header field name is not a token (RFC 9110 section 5.1)."));
             }
         }
         if (req.headers().contains(HeaderNames.CONTENT_TYPE)) {
@@ -66,8 +68,8 @@ public final class HeaderFieldsFilter implements Filter {
                 return;
             }
             if (!MEDIA_TYPE.matcher(contentType.get()).matches()) {
-                ProblemResponses.send(req, res, ProblemResponses.unsupportedMediaType()
-                        .withErrors(List.of(Problem.FieldError.header("Content-Type", "not a media type (type/subtype)"))));
+                ProblemResponses.send(req, res, ProblemResponses.unsupportedMediaType().withErrors(
+                        List.of(Problem.FieldError.header("Content-Type", "not a media type (type/subtype)"))));
                 return;
             }
         }
@@ -77,7 +79,8 @@ public final class HeaderFieldsFilter implements Filter {
                 if (!name.isEmpty() && !name.equals(CONTINUE)) {
                     ProblemResponses.send(req, res, Problem.of("http-417", "Expectation failed", 417,
                                     "This service meets no expectation but 100-continue.")
-                            .withErrors(List.of(Problem.FieldError.header("Expect", "only 100-continue is supported"))));
+                            .withErrors(List.of(Problem.FieldError.header("Expect",
+                                                                          "only 100-continue is supported"))));
                     return;
                 }
             }

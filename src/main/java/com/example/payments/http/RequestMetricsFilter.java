@@ -84,8 +84,9 @@ public final class RequestMetricsFilter implements Filter {
         try {
             chain.proceed();
         } finally {
-            timers.computeIfAbsent(new Series(method(req.prologue().method().text()), req.matchingPattern().orElse("unmatched"),
-                                              res.status().code()), this::timer)
+            timers.computeIfAbsent(new Series(method(req.prologue().method().text()),
+                                              req.matchingPattern().orElse("unmatched"), res.status().code()),
+                                   this::timer)
                     .record(Duration.ofNanos(System.nanoTime() - start));
         }
     }
