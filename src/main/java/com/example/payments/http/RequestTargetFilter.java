@@ -69,7 +69,7 @@ public final class RequestTargetFilter implements Filter {
             refusal = Optional.of("A request target has no fragment ('#').");
         }
         if (refusal.isPresent()) {
-            ProblemResponses.send(req, res, Problem.of("bad-request", "Bad request target", 400, refusal.get()));
+            ProblemResponses.send(req, res, Problem.of("bad-request", "Bad request", 400, refusal.get()));
         } else if (target.indexOf(';') >= 0) {
             ProblemResponses.send(req, res, ProblemResponses.notFound("No such resource on this port."));
         } else {
