@@ -3,16 +3,19 @@ package com.example.payments;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
 
 import com.example.payments.config.ConfigurationException;
 import com.example.payments.http.EvictingConnectionCap;
+import com.example.payments.http.Http1Listeners;
 import com.example.payments.http.HttpSettings;
 import com.example.payments.http.Json;
 import com.example.payments.http.ProblemDirectHandler;
 import com.example.payments.http.RequestDeadlines;
-import com.example.payments.http.StrictChunkedFraming;
+import com.example.payments.http.StrictHttp1;
 import com.example.payments.lifecycle.ShutdownSettings;
 import com.example.payments.observability.AccessLog;
 
@@ -44,8 +47,8 @@ import io.helidon.webserver.spi.ServerConnectionSelector;
  * <p>Both are bounded against hostile and broken clients (docs/hostile-clients.md): a connection cap and idle timeout
  * from their config nodes, a header deadline, problem bodies for what Helidon answers before routing, a request line
  * of at most {@value #MAX_REQUEST_LINE_BYTES} bytes (414 beyond) and a header section of at most
- * {@value #MAX_HEADER_SECTION_BYTES} bytes (431 beyond), and chunked bodies whose framing is checked (400 and the
- * connection closed for a chunk not followed by CRLF: request smuggling).
+ * {@value #MAX_HEADER_SECTION_BYTES} bytes (431 beyond), and Helidon's HTTP/1.1 parser held to RFC 9112 where it is
+ * lenient ({@link StrictHttp1}: a method that is not a token, chunked framing; 400 and the connection closed).
  */
 final class Listeners {
 
@@ -81,14 +84,21 @@ final class Listeners {
      * @param settings   validated settings
      * @param deadlines  the business listener's header and body deadlines
      * @param onResponse told of every response the listener writes, of any status (its progress, for liveness)
+     * @param metrics    counts the answers written before routing in the request metrics (the access log too)
      * @param routing    registers the routes
      * @return the listening server
      * @throws ConfigurationException naming {@code server.port} when it cannot listen
      */
     static WebServer startBusiness(Config config, AppSettings settings, RequestDeadlines deadlines,
-                                   Runnable onResponse, Consumer<HttpRouting.Builder> routing) {
+                                   Runnable onResponse, ProblemDirectHandler.Unrouted metrics,
+                                   Consumer<HttpRouting.Builder> routing) {
+        ProblemDirectHandler.Unrouted accessLog = AccessLog.unrouted(settings.accessLog());
         WebServer business = bounded(WebServer.builder().config(config.get("server")), settings.http().business(),
-                                     null, deadlines, onResponse, ProblemDirectHandler.create(MAX_PAYLOAD_BYTES))
+                                     null, deadlines, onResponse, ProblemDirectHandler.create(MAX_PAYLOAD_BYTES,
+                (method, status, requestId) -> {
+                    metrics.answered(method, status, requestId);
+                    accessLog.answered(method, status, requestId);
+                }))
                 .port(settings.businessPort())
                 .featuresDiscoverServices(false)
                 .shutdownHook(false)
@@ -217,21 +227,25 @@ final class Listeners {
     private static WebServerConfig.Builder bounded(WebServerConfig.Builder builder, HttpSettings.ListenerLimits limits,
                                                    EvictingConnectionCap evicting, RequestDeadlines deadlines,
                                                    Runnable onResponse, ProblemDirectHandler problems) {
-        Http1Config.Builder http1 = Http1Config.builder()
+        Http1ConnectionListener responses = new Http1ConnectionListener() {
+            @Override
+            public void status(ConnectionContext ctx, Status status) {
+                onResponse.run();
+            }
+        };
+        List<Http1ConnectionListener> receive = new ArrayList<>(List.of(deadlines.headers()));
+        List<Http1ConnectionListener> send = new ArrayList<>(List.of(responses));
+        if (evicting != null) {
+            receive.add(evicting.requestHeads());
+            send.add(evicting.requestHeads());
+        }
+        // One receive and one send listener each (Http1Listeners says why).
+        ServerConnectionSelector selector = StrictHttp1.create(Http1Config.builder()
                 .maxPrologueLength(MAX_REQUEST_LINE_BYTES)
                 .maxHeadersSize(MAX_HEADER_SECTION_BYTES)
-                .addReceiveListener(deadlines.headers())
-                .addSendListener(new Http1ConnectionListener() {
-                    @Override
-                    public void status(ConnectionContext ctx, Status status) {
-                        onResponse.run();
-                    }
-                });
-        if (evicting != null) {
-            Http1ConnectionListener heads = evicting.requestHeads();
-            http1.addReceiveListener(heads).addSendListener(heads);
-        }
-        ServerConnectionSelector selector = StrictChunkedFraming.create(http1.build());
+                .addReceiveListener(Http1Listeners.of(receive))
+                .addSendListener(Http1Listeners.of(send))
+                .build());
         return builder
                 .maxTcpConnections(evicting == null ? limits.maxTcpConnections()
                                                     : HEALTH_CEILING * limits.maxTcpConnections())
@@ -243,7 +257,7 @@ final class Listeners {
                 .directHandlers(problemHandlers(problems))
                 // Ours only: a discovered default HTTP/1.1 protocol beside it would make Helidon sniff every new
                 // connection for the right one, and close an HTTP/1.0 or HTTP/2.0 request line without an answer.
-                // Helidon's HTTP/1.1, with chunk framing checked (request smuggling, see StrictChunkedFraming).
+                // Helidon's HTTP/1.1, with request methods and chunk framing checked (see StrictHttp1).
                 .protocolsDiscoverServices(false)
                 .addConnectionSelector(evicting == null ? selector : evicting.around(selector));
     }
