@@ -42,6 +42,20 @@ class ConfigurationErrorsIT {
     }
 
     @Test
+    void aMerchantQuotaThatCouldFillTheStoreAloneStopsStartupNamingBothKeys() throws Exception {
+        ServiceProcess.Exited exited = ServiceProcess.runToExit(
+                Map.of("idempotency.max-keys", "1000", "idempotency.merchant-quota.max-records", "5000"), Map.of());
+        assertThat(String.join("\n", exited.output()), exited.status(), is(2));
+        assertThat(exited.output(), hasItem("Invalid configuration: idempotency.merchant-quota.max-records: '5000' is "
+                                            + "not allowed with idempotency.store in-memory and idempotency.max-keys "
+                                            + "1000; allowed: an integer from 1 to idempotency.max-keys / 2 = 500 "
+                                            + "(raise idempotency.max-keys to at least twice max-records), so that one "
+                                            + "merchant cannot fill the store and leave every other merchant 503"));
+        assertThat(exited.output().stream().anyMatch(line -> line.contains("Exception") || line.startsWith("\tat ")),
+                   is(false));
+    }
+
+    @Test
     void stagingRefusesADatabasePasswordWrittenInItsConfigFile(@TempDir Path dir) throws Exception {
         Path keys = dir.resolve("api-keys");
         Files.writeString(keys, "sha256:" + "5e".repeat(32) + " m_123\n");
