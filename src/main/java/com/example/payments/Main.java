@@ -69,8 +69,9 @@ import io.helidon.webserver.http.HttpRouting;
  * SIGINT to the {@link ShutdownSequence}.
  *
  * <p>Configuration sources, highest priority first: system properties, environment variables, the YAML file named by
- * {@code APP_CONFIG_FILE}, then {@code application.yaml} on the classpath. A configuration mistake prints one line
- * naming the key and the allowed range and exits with status 2.
+ * {@code APP_CONFIG_FILE}, then {@code application.yaml} on the classpath; a system property or an environment variable
+ * may raise {@code app.environment} above what that file declares, never lower it ({@link EnvironmentRules}). A
+ * configuration mistake prints one line naming the key and the allowed range and exits with status 2.
  *
  * <p>Size: the composition root builds and wires every component, on purpose in one place.
  */
@@ -102,7 +103,9 @@ public final class Main {
         LogMasking.maskHandlers();
         Running running;
         try {
-            Config config = config(System.getenv("APP_CONFIG_FILE"));
+            String appConfigFile = System.getenv("APP_CONFIG_FILE");
+            Config config = config(appConfigFile);
+            EnvironmentRules.checkFloor(config, appConfigFile);
             AppSettings settings = AppSettings.create(config);
             applyLogFormat(settings.logFormat());
             running = start(config, settings, List.of(), sequence -> Signals.install(sequence::begin));

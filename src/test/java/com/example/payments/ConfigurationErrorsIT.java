@@ -56,6 +56,41 @@ class ConfigurationErrorsIT {
     }
 
     @Test
+    void anEnvironmentVariableCannotLowerProdToDev(@TempDir Path dir) throws Exception {
+        // The input: prod's file with every Secret mounted, and APP_ENVIRONMENT=dev on top.
+        Path apiKeys = dir.resolve("api-keys");
+        Files.writeString(apiKeys, "sha256:" + "3c".repeat(32) + " m_123\n");
+        ServiceProcess.Exited exited = ServiceProcess.runToExit(Map.of(), Map.of(
+                "APP_CONFIG_FILE", "config/prod/config.yaml", "APP_ENVIRONMENT", "dev",
+                "AUTH_API_KEYS_FILE", apiKeys.toString(),
+                "IDEMPOTENCY_FINGERPRINT_SECRET", "stand-in-for-a-real-secret-of-32-chars",
+                "DATABASE_URL", "jdbc:postgresql://127.0.0.1:1/payments", "DATABASE_USERNAME", "payments",
+                "DATABASE_PASSWORD", "not-a-real-password"));
+        assertThat(String.join("\n", exited.output()), exited.status(), is(2));
+        assertThat(exited.output(), hasItem("Invalid configuration: app.environment: 'dev' from an environment "
+                                            + "variable (APP_ENVIRONMENT) is below prod, which APP_CONFIG_FILE "
+                                            + "(config/prod/config.yaml) declares; allowed: prod (an override may "
+                                            + "raise the environment, never lower it: a lower one would drop the "
+                                            + "file's refusal of development keys and secrets and of the test "
+                                            + "authorizer)"));
+        assertThat(exited.output().stream().anyMatch(line -> line.contains("Exception") || line.startsWith("\tat ")),
+                   is(false));
+    }
+
+    @Test
+    void aSystemPropertyCannotLowerProdToStaging() throws Exception {
+        ServiceProcess.Exited exited = ServiceProcess.runToExit(Map.of("app.environment", "staging"),
+                                                                Map.of("APP_CONFIG_FILE", "config/prod/config.yaml"));
+        assertThat(String.join("\n", exited.output()), exited.status(), is(2));
+        assertThat(exited.output().stream().filter(line -> line.startsWith("Invalid configuration: ")).toList(),
+                   is(List.of("Invalid configuration: app.environment: 'staging' from the system property "
+                              + "app.environment is below prod, which APP_CONFIG_FILE (config/prod/config.yaml) "
+                              + "declares; allowed: prod (an override may raise the environment, never lower it: a "
+                              + "lower one would drop the file's refusal of development keys and secrets and of the "
+                              + "test authorizer)")));
+    }
+
+    @Test
     void stagingRefusesADatabasePasswordWrittenInItsConfigFile(@TempDir Path dir) throws Exception {
         Path keys = dir.resolve("api-keys");
         Files.writeString(keys, "sha256:" + "5e".repeat(32) + " m_123\n");
