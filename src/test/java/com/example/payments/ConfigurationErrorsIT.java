@@ -91,6 +91,50 @@ class ConfigurationErrorsIT {
     }
 
     @Test
+    void aMistypedKeyAsASystemPropertyStopsStartupNamingTheClosestKnownKey() throws Exception {
+        // The input: warm-up has no "enabled" key; warm-up.requests=0 turns it off.
+        ServiceProcess.Exited exited = ServiceProcess.runToExit(Map.of("warm-up.enabled", "false"), Map.of());
+        assertThat(String.join("\n", exited.output()), exited.status(), is(2));
+        assertThat(exited.output(), hasItem("Invalid configuration: warm-up.enabled: not a key of this service (set by "
+                                            + "a system property); the closest known key is warm-up.requests; allowed: "
+                                            + "the keys of docs/configuration.md (under server and health-server, "
+                                            + "Helidon's listener options)"));
+        assertThat(exited.output().stream().anyMatch(line -> line.contains("Exception") || line.startsWith("\tat ")),
+                   is(false));
+    }
+
+    @Test
+    void aMistypedKeyInTheConfigFileStopsStartupNamingTheClosestKnownKey(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("config.yaml");
+        Files.writeString(file, "shutdown:\n  drain-timout: PT20S\n");
+        ServiceProcess.Exited exited = ServiceProcess.runToExit(Map.of(), Map.of("APP_CONFIG_FILE", file.toString()));
+        assertThat(String.join("\n", exited.output()), exited.status(), is(2));
+        // The temporary directory's long digit run is masked like a card number: match around the path.
+        List<String> errors = exited.output().stream().filter(line -> line.startsWith("Invalid configuration: "))
+                .toList();
+        assertThat(errors.toString(), errors.size(), is(1));
+        assertThat(errors.getFirst(), errors.getFirst().startsWith("Invalid configuration: shutdown.drain-timout: not a "
+                                                                   + "key of this service (set by APP_CONFIG_FILE (/"),
+                   is(true));
+        assertThat(errors.getFirst(), errors.getFirst().endsWith("config.yaml)); the closest known key is "
+                                                                 + "shutdown.drain-timeout; allowed: the keys of "
+                                                                 + "docs/configuration.md (under server and "
+                                                                 + "health-server, Helidon's listener options)"),
+                   is(true));
+    }
+
+    @Test
+    void aMistypedKeyOnlyAnEnvironmentVariableSetsIsWarnedAboutAndHelidonsListenerKeysStillWork() throws Exception {
+        try (ServiceProcess service = ServiceProcess.start(Map.of("server.max-payload-size", "20000"),
+                                                           Map.of("WARM_UP_ENABLED", "false"))) {
+            service.awaitReady(Duration.ofSeconds(30));
+            assertThat(service.output().stream().anyMatch(line -> line.contains(
+                    "Environment variable WARM_UP_ENABLED sets no key of this service and is ignored; the closest "
+                    + "known key is warm-up.requests (WARM_UP_REQUESTS)")), is(true));
+        }
+    }
+
+    @Test
     void stagingRefusesADatabasePasswordWrittenInItsConfigFile(@TempDir Path dir) throws Exception {
         Path keys = dir.resolve("api-keys");
         Files.writeString(keys, "sha256:" + "5e".repeat(32) + " m_123\n");
