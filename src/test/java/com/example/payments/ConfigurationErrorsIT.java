@@ -328,7 +328,10 @@ class ConfigurationErrorsIT {
                 Arguments.of("authorizer.timeout", Map.of(), Map.of(), "authorizer:\n  timeout: [PT5S, PT6S]\n"),
                 Arguments.of("health.prober", Map.of(), Map.of(), "health:\n  prober: PT1S\n"),
                 Arguments.of("shutdown.drain-timeout", Map.of(), Map.of(), "shutdown:\n  drain-timeout: {s: 10}\n"),
-                Arguments.of("health-server.port", Map.of(), Map.of(), "health-server:\n  port:\n"));
+                Arguments.of("health-server.port", Map.of(), Map.of(), "health-server:\n  port:\n"),
+                // Unknown keys, Helidon's listener options included: refused naming the closest one.
+                Arguments.of("server.max-tcp-conections", Map.of("server.max-tcp-conections", "100"), Map.of(), null),
+                Arguments.of("tracing.enable", Map.of(), Map.of(), "tracing:\n  enable: true\n"));
     }
 
     @ParameterizedTest(name = "{0}: {1} {2} {3}")

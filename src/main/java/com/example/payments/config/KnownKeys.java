@@ -22,18 +22,22 @@ import io.helidon.config.ConfigSources;
  * ({@code ConfigurationTableTest}). A key is known when it is one of them, lies under one (a list or object where a
  * value is expected, which {@link ConfigValues} then reports with its allowed range) or is a section holding them.
  *
+ * <p>Under {@code server} and {@code health-server}, the listener nodes Helidon reads itself, the first level must be
+ * one of Helidon's listener options ({@link HelidonListenerOptions}: {@code port}, {@code max-payload-size},
+ * {@code connection-config}, ...); what lies below an option is Helidon's to read.
+ *
  * <p>What is checked, by source:
  * <ul>
- *     <li>The {@code APP_CONFIG_FILE} file: every key but those under {@code server} and {@code health-server}, the
- *     listener nodes Helidon reads itself (whose own options this service does not enumerate). An unknown key is
- *     refused ({@link ConfigurationException}, exit 2).</li>
- *     <li>System properties: the keys under this service's sections (the roots of the known keys but {@code server}
- *     and {@code health-server}); the JVM's own properties live under other roots. The JDK's networking properties
- *     under {@code http} ({@code http.proxyHost}, {@code http.agent}, {@code http.auth.*}, ...) are left alone. An
- *     unknown key is refused.</li>
+ *     <li>The {@code APP_CONFIG_FILE} file: every key. An unknown key is refused ({@link ConfigurationException},
+ *     exit 2).</li>
+ *     <li>System properties: the keys under this service's sections (the roots of the known keys); the JVM's own
+ *     properties live under other roots. The JDK's networking properties under {@code http}
+ *     ({@code http.proxyHost}, {@code http.agent}, {@code http.auth.*}, ...) are left alone. An unknown key is
+ *     refused.</li>
  *     <li>Environment variables: only warned about ({@link #environmentWarnings}), never refused: a pod carries
  *     variables of its own (Kubernetes service links such as {@code DATABASE_SERVICE_HOST}, proxies), and the mapping
- *     of a key to a variable (dots and dashes to underscores, upper case) is not one to one.</li>
+ *     of a key to a variable (dots and dashes to underscores, upper case) is not one to one; under the listener
+ *     nodes not even that ({@code HEALTH_SERVER_...} could be either section).</li>
  * </ul>
  */
 public final class KnownKeys {
@@ -60,11 +64,16 @@ public final class KnownKeys {
 
     private final Set<String> keys;
     private final Set<String> roots;
+    private final Set<String> listenerOptions;
+    private final Set<String> suggestions;
 
-    private KnownKeys(Set<String> keys) {
+    private KnownKeys(Set<String> keys, Set<String> listenerOptions) {
         this.keys = keys;
         this.roots = keys.stream().map(KnownKeys::root).filter(root -> !HELIDON_ROOTS.contains(root))
                 .collect(Collectors.toCollection(TreeSet::new));
+        this.listenerOptions = listenerOptions;
+        this.suggestions = new TreeSet<>(keys);
+        HELIDON_ROOTS.forEach(root -> listenerOptions.forEach(option -> suggestions.add(root + "." + option)));
     }
 
     /**
@@ -79,7 +88,7 @@ public final class KnownKeys {
         defaults.traverse().filter(node -> node.type() == Config.Type.VALUE
                                            && !node.asString().orElse("").isEmpty())
                 .forEach(node -> keys.add(node.key().toString()));
-        return new KnownKeys(keys);
+        return new KnownKeys(keys, HelidonListenerOptions.load());
     }
 
     /**
@@ -92,8 +101,7 @@ public final class KnownKeys {
     }
 
     /**
-     * Refuses a key of the environment's config file that this service does not know (Helidon's listener nodes
-     * excepted).
+     * Refuses a key of the environment's config file that this service does not know.
      *
      * @param appConfigFile the {@code APP_CONFIG_FILE} path
      * @throws ConfigurationException naming the first unknown key and the closest known one
@@ -103,7 +111,6 @@ public final class KnownKeys {
                 .addSource(ConfigSources.file(appConfigFile)).build();
         file.traverse().filter(node -> node.isLeaf())
                 .map(node -> node.key().toString())
-                .filter(key -> !HELIDON_ROOTS.contains(root(key)))
                 .filter(key -> !known(key))
                 .sorted().findFirst()
                 .ifPresent(key -> {
@@ -112,14 +119,16 @@ public final class KnownKeys {
     }
 
     /**
-     * Refuses a system property under one of this service's sections that is not a known key.
+     * Refuses a system property under one of this service's sections (the listener nodes included) that is not a
+     * known key.
      *
      * @param properties the system properties
      * @throws ConfigurationException naming the first unknown key and the closest known one
      */
     public void checkSystemProperties(Properties properties) {
         properties.stringPropertyNames().stream()
-                .filter(key -> roots.contains(root(key)) && !jdkNetworking(key) && !known(key))
+                .filter(key -> (roots.contains(root(key)) || HELIDON_ROOTS.contains(root(key))) && !jdkNetworking(key)
+                               && !known(key))
                 .sorted().findFirst()
                 .ifPresent(key -> {
                     throw unknown(key, "a system property");
@@ -171,6 +180,10 @@ public final class KnownKeys {
     }
 
     private boolean known(String key) {
+        if (HELIDON_ROOTS.contains(root(key))) {
+            String below = key.equals(root(key)) ? "" : key.substring(root(key).length() + 1);
+            return below.isEmpty() || listenerOptions.isEmpty() || listenerOptions.contains(root(below));
+        }
         for (String known : keys) {
             if (key.equals(known) || key.startsWith(known + ".") || known.startsWith(key + ".")) {
                 return true;
@@ -181,7 +194,7 @@ public final class KnownKeys {
 
     private ConfigurationException unknown(String key, String source) {
         return new ConfigurationException(key, "not a key of this service (set by " + source + "); the closest known "
-                + "key is " + closest(key, keys, '.') + "; allowed: the keys of docs/configuration.md (under server and "
+                + "key is " + closest(key, suggestions, '.') + "; allowed: the keys of docs/configuration.md (under server and "
                 + "health-server, Helidon's listener options)");
     }
 

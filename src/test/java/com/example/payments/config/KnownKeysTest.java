@@ -45,7 +45,9 @@ class KnownKeysTest {
             "idempotency.merchant-quota.max-record|idempotency.merchant-quota.max-records",
             "shutdown.drain-timout|shutdown.drain-timeout",
             "idempotency.redis.url|idempotency.redis.uri",
-            "tracing.otlp.endpont|tracing.otlp.endpoint"})
+            "tracing.otlp.endpont|tracing.otlp.endpoint",
+            "health-server.max-payload-siz|health-server.max-payload-size",
+            "server.max-tcp-conections|server.max-tcp-connections"})
     void anUnknownKeyInTheConfigFileIsRefusedNamingTheClosestKnownKey(String key, String closest)
             throws IOException {
         Path file = dir.resolve("config.yaml");
@@ -78,12 +80,23 @@ class KnownKeysTest {
     }
 
     @Test
+    void aMistypedListenerOptionOfHelidonIsRefusedNamingTheOption() {
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> KNOWN.checkSystemProperties(
+                properties("server.max-tcp-conections", "100")));
+        assertThat(e.getMessage(), is("server.max-tcp-conections: not a key of this service (set by a system "
+                                      + "property); the closest known key is server.max-tcp-connections; allowed: the "
+                                      + "keys of docs/configuration.md (under server and health-server, Helidon's "
+                                      + "listener options)"));
+    }
+
+    @Test
     void theJvmsPropertiesHelidonsListenerKeysAndKnownKeysPass() {
         KNOWN.checkSystemProperties(properties(
                 "java.home", "/opt/java", "user.dir", "/", "http.proxyHost", "proxy", "http.nonProxyHosts", "localhost",
                 "http.agent", "x", "http.auth.digest.validateServer", "true", "https.proxyHost", "proxy",
                 "server.port", "0", "server.connection-config.read-timeout", "PT10S", "health-server.max-payload-size",
-                "1024", "warm-up.requests", "0", "database.url", "jdbc:postgresql://db/payments",
+                "1024", "server.features.observe.enabled", "false", "server.shutdown-grace-period", "PT1S",
+                "health-server.backlog", "64", "warm-up.requests", "0", "database.url", "jdbc:postgresql://db/payments",
                 "idempotency.fingerprint-secret", "a-real-secret-value"));
     }
 
