@@ -242,6 +242,7 @@ public final class KnownKeys {
                 .orElseThrow();
     }
 
+    // Levenshtein distance, two rows of the dynamic-programming table.
     static int distance(String a, String b) {
         int[] previous = new int[b.length() + 1];
         int[] current = new int[b.length() + 1];
