@@ -276,7 +276,7 @@ lt_start_instance() {
     -Dshutdown.mode="$mode" -Dshutdown.pre-drain-delay="$LT_PRE_DRAIN" -Dshutdown.drain-timeout=PT10S \
     -Dshutdown.cleanup-timeout=PT3S -Dshutdown.metrics-linger=PT1S -Dshutdown.hard-deadline=PT30S \
     -Dauthorizer.simulated-latency="$LT_LATENCY" -Dauthorizer.simulated-latency-jitter="$LT_JITTER" \
-    -Didempotency.max-keys=2000000 -Didempotency.retention=PT10M \
+    -Didempotency.max-keys=4000000 -Didempotency.retention=PT10M \
     -Dauth.api-keys='sha256:9702b04ac8da313c8ec0784e54e26e65016c0a9c0942463b0c6fb9f354071ab8 m_123' -Didempotency.merchant-quota.max-records=2000000 \
     -Didempotency.merchant-quota.max-in-flight=100000 \
     "$@" -jar "$(lt_jar)" >"$log" 2>&1 &

@@ -3,7 +3,8 @@
 -- Usage: wrk -t1 -c32 -d20s -s post-new-keys.lua http://127.0.0.1:8080 -- <run-id>
 -- Authenticates with the development key (merchant m_123): start the service with config/dev/config.yaml or
 -- -Dauth.api-keys='sha256:9702b04ac8da313c8ec0784e54e26e65016c0a9c0942463b0c6fb9f354071ab8 m_123', and a merchant quota above the run's request count
--- (-Didempotency.merchant-quota.max-records=2000000), or every request past it gets 429.
+-- (-Didempotency.merchant-quota.max-records=2000000, with -Didempotency.max-keys=4000000: startup refuses a merchant
+-- quota above half the in-memory store), or every request past it gets 429.
 
 local body = '{"merchantId":"m_123","reference":"bench",' ..
              '"amount":{"value":1299,"currency":"EUR"},' ..

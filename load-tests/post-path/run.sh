@@ -101,7 +101,7 @@ start_redis() { # sets REDIS_PID and REDIS_PORT; the client's CPUs: the service'
 start_product() {
   local label=$1
   shift
-  "${PIN_SERVER[@]}" "$JAVA" "${JVM_OPTS[@]}" -Dserver.port=0 -Dhealth-server.port=0 -Didempotency.max-keys=3000000 \
+  "${PIN_SERVER[@]}" "$JAVA" "${JVM_OPTS[@]}" -Dserver.port=0 -Dhealth-server.port=0 -Didempotency.max-keys=6000000 \
       -Dauth.api-keys="$DEV_KEY" -Didempotency.merchant-quota.max-records=3000000 \
       -Didempotency.merchant-quota.max-in-flight=100000 "$@" -jar "$JAR" >"$WORK/$label.log" 2>&1 &
   PID=$!

@@ -59,7 +59,7 @@ boot() {
   local start
   start=$(now_ms)
   "$JAVA" "$@" -Dserver.port="$BUSINESS" -Dhealth-server.port="$HEALTH" -Dauth.api-keys="$DEV_KEY" \
-      -Didempotency.merchant-quota.max-records=2000000 -Didempotency.max-keys=2000000 \
+      -Didempotency.merchant-quota.max-records=2000000 -Didempotency.max-keys=4000000 \
       -jar "$JAR" >"$WORK/$label.log" 2>&1 &
   PID=$!
   PIDS+=("$PID")

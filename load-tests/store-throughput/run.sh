@@ -91,7 +91,7 @@ measure() {
   local label=$1
   shift
   # The development key (post-new-keys.lua sends it) and a merchant quota above any run's request count.
-  "$JAVA" -Dserver.port=0 -Dhealth-server.port=0 -Didempotency.max-keys=2000000 \
+  "$JAVA" -Dserver.port=0 -Dhealth-server.port=0 -Didempotency.max-keys=4000000 \
       -Dauth.api-keys='sha256:9702b04ac8da313c8ec0784e54e26e65016c0a9c0942463b0c6fb9f354071ab8 m_123' -Didempotency.merchant-quota.max-records=2000000 \
       -Didempotency.merchant-quota.max-in-flight=100000 "$@" -jar "$JAR" \
       >"$WORK/$label.log" 2>&1 &

@@ -78,6 +78,33 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
         }
     }
 
+    /**
+     * One merchant must not be able to fill a bounded store alone: with the in-memory store, whose
+     * {@code idempotency.max-keys} is a hard cap (full: 503 for every merchant, readiness 503), one merchant's
+     * {@code idempotency.merchant-quota.max-records} may take at most half of it. Redis and PostgreSQL have no cap of
+     * this service's to share ({@code max-keys} bounds the in-memory store only).
+     *
+     * <p>Pairs looked at and left unchecked, because a per-merchant quota cannot protect them: the listener's
+     * connection and concurrency caps ({@code server.max-tcp-connections}, {@code server.max-concurrent-requests})
+     * are taken before a request is authenticated, and by every kind of request (reads, bodies still arriving);
+     * {@code database.pool-size}: a connection is held per statement, a few ms, never across the issuer call, and a
+     * wait for one is bounded by {@code database.connection-timeout}.
+     */
+    private static void checkMerchantShare(IdempotencySettings idempotency) {
+        if (idempotency.store() != IdempotencySettings.Store.IN_MEMORY) {
+            return;
+        }
+        int maxRecords = idempotency.merchantQuota().maxRecords();
+        int half = idempotency.maxKeys() / 2;
+        if (maxRecords > half) {
+            throw new ConfigurationException("idempotency.merchant-quota.max-records", "'" + maxRecords + "' is not "
+                    + "allowed with idempotency.store in-memory and idempotency.max-keys " + idempotency.maxKeys()
+                    + "; allowed: an integer from 1 to idempotency.max-keys / 2 = " + half + " (raise "
+                    + "idempotency.max-keys to at least twice max-records), so that one merchant cannot fill the store "
+                    + "and leave every other merchant 503");
+        }
+    }
+
     private static String configName(Enum<?> constant) {
         return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
@@ -148,6 +175,7 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
                     + "(" + store + ") = " + floor + ", so that the lease outlasts the issuer call and the recording "
                     + "of its decision even when no renewal gets through");
         }
+        checkMerchantShare(settings.idempotency());
         checkFingerprintSecret(settings);
         EnvironmentRules.check(settings);
         return settings;

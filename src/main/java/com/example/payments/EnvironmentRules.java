@@ -1,13 +1,19 @@
 package com.example.payments;
 
+import java.util.Arrays;
 import java.util.Locale;
+import java.util.stream.Collectors;
 
 import com.example.payments.authentication.AuthSettings;
 import com.example.payments.authorization.AuthorizerSettings;
+import com.example.payments.config.ConfigValues;
 import com.example.payments.config.ConfigurationException;
 import com.example.payments.database.DatabaseSettings;
 import com.example.payments.idempotency.IdempotencySettings;
 import com.example.payments.lifecycle.ShutdownSettings;
+
+import io.helidon.config.Config;
+import io.helidon.config.ConfigSources;
 
 /**
  * What {@code app.environment} staging and prod refuse at startup (exit 2, one line naming the key), whichever
@@ -29,10 +35,50 @@ import com.example.payments.lifecycle.ShutdownSettings;
  *     or in {@code database.url}: it must come from the Secret, as an environment variable
  *     ({@code DATABASE_PASSWORD}, or {@code DATABASE_URL} when the Secret holds the whole URL).</li>
  * </ul>
+ *
+ * <p>The environment itself has a floor ({@link #checkFloor}): the one the {@code APP_CONFIG_FILE} file declares. A
+ * system property or an environment variable may raise it ({@code APP_ENVIRONMENT=prod} over the staging file), never
+ * lower it: {@code APP_ENVIRONMENT=dev} over {@code config/prod/config.yaml} would drop every rule above.
  */
 final class EnvironmentRules {
 
     private EnvironmentRules() {
+    }
+
+    /**
+     * Refuses an {@code app.environment} below the one the environment's config file declares. The file is the
+     * reviewed, versioned statement of what a deployment is; system properties and environment variables (which take
+     * precedence over it) come from a pod spec, a shell or a {@code JAVA_TOOL_OPTIONS}, and must not be able to turn
+     * prod's guards off.
+     *
+     * @param config        the merged configuration, as the service reads it
+     * @param appConfigFile the {@code APP_CONFIG_FILE} path, or {@code null} / blank when none is given (then the only
+     *                      lower source is {@code application.yaml}, which declares dev: no floor)
+     * @throws ConfigurationException naming {@code app.environment}, where the lower value came from, the file and
+     *                                its environment, and the values allowed
+     */
+    static void checkFloor(Config config, String appConfigFile) {
+        if (appConfigFile == null || appConfigFile.isBlank()) {
+            return;
+        }
+        Config file = Config.builder().disableEnvironmentVariablesSource().disableSystemPropertiesSource()
+                .addSource(ConfigSources.file(appConfigFile)).build();
+        AppSettings.Environment declared = ConfigValues.create(file)
+                .oneOf("app.environment", AppSettings.Environment.class, AppSettings.Environment.DEV);
+        AppSettings.Environment effective = ConfigValues.create(config)
+                .oneOf("app.environment", AppSettings.Environment.class, AppSettings.Environment.DEV);
+        if (effective.compareTo(declared) >= 0) {
+            return;
+        }
+        String source = System.getProperty("app.environment") != null ? "the system property app.environment"
+                : "an environment variable (APP_ENVIRONMENT)";
+        String allowed = Arrays.stream(AppSettings.Environment.values()).filter(e -> e.compareTo(declared) >= 0)
+                .map(ConfigValues::configName).collect(Collectors.joining(" | "));
+        throw new ConfigurationException("app.environment", "'" + ConfigValues.configName(effective) + "' from "
+                + source + " is below " + ConfigValues.configName(declared) + ", which APP_CONFIG_FILE ("
+                + appConfigFile + ") declares; allowed: " + allowed + " (an override may raise the environment, never "
+                + "lower it: a lower one would drop the file's refusal of development keys and secrets and of the test "
+                + "authorizer)");
     }
 
     /**

@@ -23,6 +23,7 @@ import com.example.payments.authentication.Authenticator;
 import com.example.payments.authorization.AuthorizationService;
 import com.example.payments.carddata.LogMasking;
 import com.example.payments.config.ConfigurationException;
+import com.example.payments.config.KnownKeys;
 import com.example.payments.health.DependencyChecks;
 import com.example.payments.health.HealthService;
 import com.example.payments.health.HealthState;
@@ -71,8 +72,11 @@ import io.helidon.webserver.http.HttpRouting;
  * SIGINT to the {@link ShutdownSequence}.
  *
  * <p>Configuration sources, highest priority first: system properties, environment variables, the YAML file named by
- * {@code APP_CONFIG_FILE}, then {@code application.yaml} on the classpath. A configuration mistake prints one line
- * naming the key and the allowed range and exits with status 2.
+ * {@code APP_CONFIG_FILE}, then {@code application.yaml} on the classpath; a system property or an environment variable
+ * may raise {@code app.environment} above what that file declares, never lower it ({@link EnvironmentRules}). A key
+ * this service does not know, in that file or as a system property, is refused; one only an environment variable sets
+ * is logged as a warning ({@link KnownKeys}). A configuration mistake prints one line naming the key and the allowed
+ * range and exits with status 2.
  *
  * <p>Size: the composition root builds and wires every component, on purpose in one place.
  */
@@ -104,9 +108,17 @@ public final class Main {
         LogMasking.maskHandlers();
         Running running;
         try {
-            Config config = config(System.getenv("APP_CONFIG_FILE"));
+            String appConfigFile = System.getenv("APP_CONFIG_FILE");
+            Config config = config(appConfigFile);
+            KnownKeys known = KnownKeys.load();
+            known.checkSystemProperties(System.getProperties());
+            if (appConfigFile != null && !appConfigFile.isBlank()) {
+                known.checkFile(appConfigFile);
+            }
+            EnvironmentRules.checkFloor(config, appConfigFile);
             AppSettings settings = AppSettings.create(config);
             applyLogFormat(settings.logFormat());
+            known.environmentWarnings(System.getenv()).forEach(warning -> LOGGER.log(Level.WARNING, warning));
             running = start(config, settings, List.of(), sequence -> Signals.install(sequence::begin));
         } catch (ConfigurationException | io.helidon.common.config.ConfigException e) {
             // One line, no stack trace: it is what `kubectl describe pod` and a crash-looping pod's log show.

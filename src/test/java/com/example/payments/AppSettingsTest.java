@@ -249,4 +249,22 @@ class AppSettingsTest {
                                                         "idempotency.fingerprint-secret", "a-real-secret-value")));
         assertThat(e.getMessage().startsWith("idempotency.redis.uri: missing; allowed: redis://"), is(true));
     }
+
+    @Test
+    void oneMerchantMayHoldAtMostHalfOfTheInMemoryStore() {
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(Map.of(
+                "idempotency.max-keys", "100000", "idempotency.merchant-quota.max-records", "150000")));
+        assertThat(e.getMessage(), is("idempotency.merchant-quota.max-records: '150000' is not allowed with "
+                                      + "idempotency.store in-memory and idempotency.max-keys 100000; allowed: an "
+                                      + "integer from 1 to idempotency.max-keys / 2 = 50000 (raise "
+                                      + "idempotency.max-keys to at least twice max-records), so that one merchant "
+                                      + "cannot fill the store and leave every other merchant 503"));
+        assertThat(settings(Map.of("idempotency.max-keys", "100000", "idempotency.merchant-quota.max-records",
+                                   "50000")).idempotency().merchantQuota().maxRecords(), is(50000));
+        assertThat("max-keys bounds the in-memory store only", settings(Map.of(
+                "idempotency.store", "redis", "idempotency.redis.uri", "redis://127.0.0.1:6379",
+                "idempotency.fingerprint-secret", "a-real-secret-value",
+                "idempotency.merchant-quota.max-records", "500000")).idempotency().merchantQuota().maxRecords(),
+                   is(500000));
+    }
 }

@@ -42,6 +42,99 @@ class ConfigurationErrorsIT {
     }
 
     @Test
+    void aMerchantQuotaThatCouldFillTheStoreAloneStopsStartupNamingBothKeys() throws Exception {
+        ServiceProcess.Exited exited = ServiceProcess.runToExit(
+                Map.of("idempotency.max-keys", "1000", "idempotency.merchant-quota.max-records", "5000"), Map.of());
+        assertThat(String.join("\n", exited.output()), exited.status(), is(2));
+        assertThat(exited.output(), hasItem("Invalid configuration: idempotency.merchant-quota.max-records: '5000' is "
+                                            + "not allowed with idempotency.store in-memory and idempotency.max-keys "
+                                            + "1000; allowed: an integer from 1 to idempotency.max-keys / 2 = 500 "
+                                            + "(raise idempotency.max-keys to at least twice max-records), so that one "
+                                            + "merchant cannot fill the store and leave every other merchant 503"));
+        assertThat(exited.output().stream().anyMatch(line -> line.contains("Exception") || line.startsWith("\tat ")),
+                   is(false));
+    }
+
+    @Test
+    void anEnvironmentVariableCannotLowerProdToDev(@TempDir Path dir) throws Exception {
+        // The input: prod's file with every Secret mounted, and APP_ENVIRONMENT=dev on top.
+        Path apiKeys = dir.resolve("api-keys");
+        Files.writeString(apiKeys, "sha256:" + "3c".repeat(32) + " m_123\n");
+        ServiceProcess.Exited exited = ServiceProcess.runToExit(Map.of(), Map.of(
+                "APP_CONFIG_FILE", "config/prod/config.yaml", "APP_ENVIRONMENT", "dev",
+                "AUTH_API_KEYS_FILE", apiKeys.toString(),
+                "IDEMPOTENCY_FINGERPRINT_SECRET", "stand-in-for-a-real-secret-of-32-chars",
+                "DATABASE_URL", "jdbc:postgresql://127.0.0.1:1/payments", "DATABASE_USERNAME", "payments",
+                "DATABASE_PASSWORD", "not-a-real-password"));
+        assertThat(String.join("\n", exited.output()), exited.status(), is(2));
+        assertThat(exited.output(), hasItem("Invalid configuration: app.environment: 'dev' from an environment "
+                                            + "variable (APP_ENVIRONMENT) is below prod, which APP_CONFIG_FILE "
+                                            + "(config/prod/config.yaml) declares; allowed: prod (an override may "
+                                            + "raise the environment, never lower it: a lower one would drop the "
+                                            + "file's refusal of development keys and secrets and of the test "
+                                            + "authorizer)"));
+        assertThat(exited.output().stream().anyMatch(line -> line.contains("Exception") || line.startsWith("\tat ")),
+                   is(false));
+    }
+
+    @Test
+    void aSystemPropertyCannotLowerProdToStaging() throws Exception {
+        ServiceProcess.Exited exited = ServiceProcess.runToExit(Map.of("app.environment", "staging"),
+                                                                Map.of("APP_CONFIG_FILE", "config/prod/config.yaml"));
+        assertThat(String.join("\n", exited.output()), exited.status(), is(2));
+        assertThat(exited.output().stream().filter(line -> line.startsWith("Invalid configuration: ")).toList(),
+                   is(List.of("Invalid configuration: app.environment: 'staging' from the system property "
+                              + "app.environment is below prod, which APP_CONFIG_FILE (config/prod/config.yaml) "
+                              + "declares; allowed: prod (an override may raise the environment, never lower it: a "
+                              + "lower one would drop the file's refusal of development keys and secrets and of the "
+                              + "test authorizer)")));
+    }
+
+    @Test
+    void aMistypedKeyAsASystemPropertyStopsStartupNamingTheClosestKnownKey() throws Exception {
+        // The input: warm-up has no "enabled" key; warm-up.requests=0 turns it off.
+        ServiceProcess.Exited exited = ServiceProcess.runToExit(Map.of("warm-up.enabled", "false"), Map.of());
+        assertThat(String.join("\n", exited.output()), exited.status(), is(2));
+        assertThat(exited.output(), hasItem("Invalid configuration: warm-up.enabled: not a key of this service (set by "
+                                            + "a system property); the closest known key is warm-up.requests; allowed: "
+                                            + "the keys of docs/configuration.md (under server and health-server, "
+                                            + "Helidon's listener options)"));
+        assertThat(exited.output().stream().anyMatch(line -> line.contains("Exception") || line.startsWith("\tat ")),
+                   is(false));
+    }
+
+    @Test
+    void aMistypedKeyInTheConfigFileStopsStartupNamingTheClosestKnownKey(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("config.yaml");
+        Files.writeString(file, "shutdown:\n  drain-timout: PT20S\n");
+        ServiceProcess.Exited exited = ServiceProcess.runToExit(Map.of(), Map.of("APP_CONFIG_FILE", file.toString()));
+        assertThat(String.join("\n", exited.output()), exited.status(), is(2));
+        // The temporary directory's long digit run is masked like a card number: match around the path.
+        List<String> errors = exited.output().stream().filter(line -> line.startsWith("Invalid configuration: "))
+                .toList();
+        assertThat(errors.toString(), errors.size(), is(1));
+        assertThat(errors.getFirst(), errors.getFirst().startsWith("Invalid configuration: shutdown.drain-timout: not a "
+                                                                   + "key of this service (set by APP_CONFIG_FILE (/"),
+                   is(true));
+        assertThat(errors.getFirst(), errors.getFirst().endsWith("config.yaml)); the closest known key is "
+                                                                 + "shutdown.drain-timeout; allowed: the keys of "
+                                                                 + "docs/configuration.md (under server and "
+                                                                 + "health-server, Helidon's listener options)"),
+                   is(true));
+    }
+
+    @Test
+    void aMistypedKeyOnlyAnEnvironmentVariableSetsIsWarnedAboutAndHelidonsListenerKeysStillWork() throws Exception {
+        try (ServiceProcess service = ServiceProcess.start(Map.of("server.max-payload-size", "20000"),
+                                                           Map.of("WARM_UP_ENABLED", "false"))) {
+            service.awaitReady(Duration.ofSeconds(30));
+            assertThat(service.output().stream().anyMatch(line -> line.contains(
+                    "Environment variable WARM_UP_ENABLED sets no key of this service and is ignored; the closest "
+                    + "known key is warm-up.requests (WARM_UP_REQUESTS)")), is(true));
+        }
+    }
+
+    @Test
     void stagingRefusesADatabasePasswordWrittenInItsConfigFile(@TempDir Path dir) throws Exception {
         Path keys = dir.resolve("api-keys");
         Files.writeString(keys, "sha256:" + "5e".repeat(32) + " m_123\n");
@@ -235,7 +328,10 @@ class ConfigurationErrorsIT {
                 Arguments.of("authorizer.timeout", Map.of(), Map.of(), "authorizer:\n  timeout: [PT5S, PT6S]\n"),
                 Arguments.of("health.prober", Map.of(), Map.of(), "health:\n  prober: PT1S\n"),
                 Arguments.of("shutdown.drain-timeout", Map.of(), Map.of(), "shutdown:\n  drain-timeout: {s: 10}\n"),
-                Arguments.of("health-server.port", Map.of(), Map.of(), "health-server:\n  port:\n"));
+                Arguments.of("health-server.port", Map.of(), Map.of(), "health-server:\n  port:\n"),
+                // Unknown keys, Helidon's listener options included: refused naming the closest one.
+                Arguments.of("server.max-tcp-conections", Map.of("server.max-tcp-conections", "100"), Map.of(), null),
+                Arguments.of("tracing.enable", Map.of(), Map.of(), "tracing:\n  enable: true\n"));
     }
 
     @ParameterizedTest(name = "{0}: {1} {2} {3}")

@@ -51,6 +51,15 @@ class ConfigurationTableTest {
     }
 
     @Test
+    void theTableListsExactlyTheKeysTheServiceKnows() throws Exception {
+        // The keys startup accepts (KnownKeys: application.yaml plus the keys without a default) are the table's rows,
+        // so that neither a documented key is refused nor an accepted one undocumented.
+        java.util.Set<String> rows = new java.util.TreeSet<>(table(Files.readAllLines(TABLE, StandardCharsets.UTF_8))
+                                                                     .keySet());
+        assertThat(rows, is(com.example.payments.config.KnownKeys.load().keys()));
+    }
+
+    @Test
     void theEnvironmentValuesTheTableQuotesAreTheEnvironmentFiles() throws Exception {
         List<String> wrong = new ArrayList<>();
         int quoted = 0;

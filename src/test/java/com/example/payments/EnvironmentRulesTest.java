@@ -136,4 +136,38 @@ class EnvironmentRulesTest {
         values.put("database.password", "dev-only");
         assertThat(settings(values).idempotency().database().orElseThrow().password().orElseThrow(), is("dev-only"));
     }
+
+    @ParameterizedTest(name = "{0} over a file declaring {1}")
+    @CsvSource({"dev,prod,prod", "staging,prod,prod", "dev,staging,staging | prod"})
+    void anOverrideBelowTheEnvironmentOfTheConfigFileIsRefusedNamingBoth(String override, String declared,
+                                                                         String allowed) throws IOException {
+        Path file = dir.resolve("config.yaml");
+        Files.writeString(file, "app:\n  environment: " + declared + "\n");
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> EnvironmentRules.checkFloor(
+                merged(Map.of("app.environment", override), file), file.toString()));
+        assertThat(e.getMessage(), is("app.environment: '" + override + "' from an environment variable "
+                                      + "(APP_ENVIRONMENT) is below " + declared + ", which APP_CONFIG_FILE (" + file
+                                      + ") declares; allowed: " + allowed + " (an override may raise the environment, "
+                                      + "never lower it: a lower one would drop the file's refusal of development keys "
+                                      + "and secrets and of the test authorizer)"));
+    }
+
+    @Test
+    void anOverrideMayRaiseTheEnvironmentOfTheConfigFile() throws IOException {
+        Path file = dir.resolve("config.yaml");
+        Files.writeString(file, "app:\n  environment: staging\n");
+        EnvironmentRules.checkFloor(merged(Map.of("app.environment", "prod"), file), file.toString());
+        EnvironmentRules.checkFloor(merged(Map.of("app.environment", "STAGING"), file), file.toString());
+        EnvironmentRules.checkFloor(merged(Map.of(), file), file.toString());
+        EnvironmentRules.checkFloor(merged(Map.of("app.environment", "dev"), null), null);
+    }
+
+    private static Config merged(Map<String, String> overrides, Path file) {
+        Config.Builder builder = Config.builder().disableEnvironmentVariablesSource().disableSystemPropertiesSource()
+                .addSource(ConfigSources.create(overrides));
+        if (file != null) {
+            builder.addSource(ConfigSources.file(file));
+        }
+        return builder.addSource(ConfigSources.classpath("application.yaml")).build();
+    }
 }

@@ -4,7 +4,12 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
 
+import com.example.payments.authentication.Authentication;
+import com.example.payments.authentication.Authenticator;
+import com.example.payments.authentication.Caller;
 import com.example.payments.testing.Http;
+
+import io.helidon.http.HeaderNames;
 
 import org.junit.jupiter.api.Test;
 
@@ -13,22 +18,45 @@ import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
 
 /**
- * Capacity and retention of the in-memory registry, over the wire.
+ * Capacity and retention of the in-memory registry, over the wire. One merchant may hold at most half of
+ * {@code idempotency.max-keys} (checked at startup), so a full store takes several merchants: here each caller is the
+ * merchant its bearer token names.
  */
 class IdempotencyLimitsTest {
 
+    private static final Authenticator MERCHANT_OF_THE_TOKEN = req -> new Authentication.Authenticated(new Caller(
+            req.headers().first(HeaderNames.AUTHORIZATION).orElse("Bearer m_123").substring("Bearer ".length())));
+    private static final Map<String, String> TWO_KEYS_ONE_EACH = Map.of(
+            "idempotency.max-keys", "2", "idempotency.merchant-quota.max-records", "1",
+            "idempotency.merchant-quota.max-in-flight", "1");
+
+    private static TestService start(Map<String, String> overrides) {
+        Map<String, String> config = new java.util.HashMap<>(TWO_KEYS_ONE_EACH);
+        config.putAll(overrides);
+        return TestService.start(config, MERCHANT_OF_THE_TOKEN);
+    }
+
+    private static boolean sleep() throws InterruptedException {
+        Thread.sleep(250);
+        return true;
+    }
+
+    private static HttpResponse<String> post(TestService service, String merchant, String key) throws Exception {
+        return Http.post(service.business("/v1/authorizations"), key, Http.VALID_BODY.replace("m_123", merchant),
+                         "Bearer " + merchant);
+    }
+
     @Test
     void whenMaxKeysAreHeldNewKeysGetServiceUnavailableAndNothingIsEvicted() throws Exception {
-        try (TestService service = TestService.start(Map.of("idempotency.max-keys", "3"))) {
-            HttpResponse<String> first = service.post("k1", Http.VALID_BODY);
-            assertThat(service.post("k2", Http.VALID_BODY).statusCode(), is(201));
-            assertThat(service.post("k3", Http.VALID_BODY).statusCode(), is(201));
-            HttpResponse<String> full = service.post("k4", Http.VALID_BODY);
+        try (TestService service = start(Map.of())) {
+            HttpResponse<String> first = post(service, "m_123", "k1");
+            assertThat(post(service, "m_456", "k2").statusCode(), is(201));
+            HttpResponse<String> full = post(service, "m_789", "k3");
             assertThat(full.statusCode(), is(503));
             assertThat(full.headers().firstValue("Retry-After").isPresent(), is(true));
             assertThat(full.headers().firstValue("Content-Type").orElseThrow(), is("application/problem+json"));
             // The oldest record is still there: a retry replays instead of authorizing again.
-            HttpResponse<String> retry = service.post("k1", Http.VALID_BODY);
+            HttpResponse<String> retry = post(service, "m_123", "k1");
             assertThat(retry.statusCode(), is(201));
             assertThat(retry.body(), is(first.body()));
             assertThat(retry.headers().firstValue("Idempotent-Replayed").orElseThrow(), is("true"));
@@ -38,11 +66,10 @@ class IdempotencyLimitsTest {
 
     @Test
     void aFullStoreTakesTheReplicaOutOfTheEndpointsWithoutFeedingTheCircuitBreaker() throws Exception {
-        try (TestService service = TestService.start(Map.of("idempotency.max-keys", "2",
-                                                            "health.circuit-breaker.threshold", "3"))) {
+        try (TestService service = start(Map.of("health.circuit-breaker.threshold", "3"))) {
             assertThat(service.get(service.health("/health/ready")).statusCode(), is(200));
-            assertThat(service.post("k1", Http.VALID_BODY).statusCode(), is(201));
-            assertThat(service.post("k2", Http.VALID_BODY).statusCode(), is(201));
+            assertThat(post(service, "m_123", "k1").statusCode(), is(201));
+            assertThat(post(service, "m_456", "k2").statusCode(), is(201));
             for (int i = 0; i < 5; i++) {
                 HttpResponse<String> ready = service.get(service.health("/health/ready"));
                 assertThat(ready.statusCode(), is(503));
@@ -52,30 +79,37 @@ class IdempotencyLimitsTest {
             assertThat("a restart would drop the records: never counted", service.metric(
                     "readiness_consecutive_failures", Map.of()), is(0.0));
             assertThat(service.get(service.health("/health/live")).statusCode(), is(200));
-            assertThat("replays are still served", service.post("k1", Http.VALID_BODY).statusCode(), is(201));
+            assertThat("replays are still served", post(service, "m_123", "k1").statusCode(), is(201));
         }
     }
 
     @Test
     void afterRetentionTheSweeperForgetsTheKeyAndFreesItsPlace() throws Exception {
-        try (TestService service = TestService.start(Map.of("idempotency.max-keys", "1",
-                                                            "idempotency.retention", "PT1S"))) {
-            HttpResponse<String> first = service.post("k1", Http.VALID_BODY);
+        try (TestService service = start(Map.of("idempotency.retention", "PT1S"))) {
+            HttpResponse<String> first = post(service, "m_123", "k1");
             assertThat(first.statusCode(), is(201));
-            assertThat(service.post("k2", Http.VALID_BODY).statusCode(), is(503));
+            assertThat(post(service, "m_456", "k2").statusCode(), is(201));
+            assertThat(post(service, "m_789", "k3").statusCode(), is(503));
             String location = first.headers().firstValue("Location").orElseThrow();
             // The sweeper runs every second; give it a few rounds past the retention.
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
             int status;
             do {
                 Thread.sleep(250);
-                status = service.post("k2", Http.VALID_BODY).statusCode();
+                status = post(service, "m_789", "k3").statusCode();
             } while (status == 503 && System.nanoTime() < deadline);
             assertThat(status, is(201));
-            HttpResponse<String> again = service.post("k1", Http.VALID_BODY);
+            // The first merchant's key is forgotten too (once swept, GET finds nothing): the same key with another
+            // request authorizes anew instead of being refused as a reuse.
+            do {
+                status = Http.get(service.business(location), "Bearer m_123").statusCode();
+            } while (status != 404 && System.nanoTime() < deadline && sleep());
+            assertThat(status, is(404));
+            HttpResponse<String> again = Http.post(service.business("/v1/authorizations"), "k1",
+                                                   Http.VALID_BODY.replace("order-42", "order-43"), "Bearer m_123");
+            assertThat(again.body(), again.statusCode(), is(201));
             assertThat(again.headers().firstValue("Idempotent-Replayed").isPresent(), is(false));
             assertThat(again.body(), not(first.body()));
-            assertThat(service.get(service.business(location)).statusCode(), is(404));
         }
     }
 }
