@@ -87,7 +87,7 @@ final class RequestValidator {
         if (!errors.isEmpty()) {
             return new Invalid(List.copyOf(errors));
         }
-        return new Valid(new AuthorizationRequest(merchantId, reference, amount, card));
+        return new Valid(new AuthorizationRequest(merchantId, reference, referenceNode != null, amount, card));
     }
 
     private Amount amount(JsonNode node, List<FieldError> errors) {
