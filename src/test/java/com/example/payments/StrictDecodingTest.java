@@ -24,8 +24,8 @@ import static org.hamcrest.Matchers.is;
 /**
  * Request bodies are decoded strictly as UTF-8 JSON (RFC 8259 sections 8.1 and 8.2). A body that is
  * not (bad bytes, a byte order mark, UTF-16 or UTF-32 with or without one, a NUL byte) gets 400 naming the field or
- * the encoding, and claims nothing; a charset other than UTF-8 in {@code Content-Type} gets 415: the same key then serves a valid request as a new one. Over the
- * wire, both listeners started through Main's wiring.
+ * the encoding, and claims nothing: the same key then serves a valid request as a new one. A charset other than UTF-8
+ * in {@code Content-Type} gets 415. Over the wire, both listeners started through Main's wiring.
  */
 class StrictDecodingTest {
 

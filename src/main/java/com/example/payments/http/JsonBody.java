@@ -26,8 +26,8 @@ import io.helidon.webserver.http.ServerRequest;
 /**
  * Reads a request body as JSON strictly (RFC 8259): the bytes must be UTF-8 without a byte order mark and without
  * NUL bytes (so neither UTF-16 nor UTF-32, with or without a BOM, reaches the parser's encoding detection: see
- * {@link JsonEncoding}), every string must be Unicode text (no unpaired surrogate escape), and the text must be one JSON value (no trailing content, no
- * duplicate keys: see {@link Json}).
+ * {@link JsonEncoding}), every string must be Unicode text (no unpaired surrogate escape), and the text must be one
+ * JSON value (no trailing content, no duplicate keys: see {@link Json}).
  *
  * <p>Lenient decoding would replace a bad byte by U+FFFD, so two bodies that differ only in that byte would look alike
  * and one would be replayed as the other; an unpaired surrogate would turn into {@code ?} the same way when encoded.

@@ -9,7 +9,8 @@ package com.example.payments.idempotency;
  * because they are different requests (IETF draft-ietf-httpapi-idempotency-key-header: a key reused with another
  * payload is {@code 422}):
  * <ul>
- *     <li>absent: {@code name=} (the line every version wrote for it, so fingerprints recorded earlier still match);</li>
+ *     <li>absent: {@code name=} (the line every version wrote for it, so fingerprints recorded earlier still
+ *     match);</li>
  *     <li>JSON {@code null}: {@code name!null};</li>
  *     <li>a value: {@code name=value}, and the empty string {@code name!empty} (which earlier versions wrote as
  *     {@code name=}, the same line as an absent field).</li>

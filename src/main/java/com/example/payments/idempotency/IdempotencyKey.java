@@ -6,7 +6,8 @@ import java.util.Optional;
  * The value of the {@code Idempotency-Key} request header (IETF draft-ietf-httpapi-idempotency-key-header: an
  * RFC 8941 sf-string such as {@code "8e03978e-40d5-43e8-bc93-6894a57f9324"}). A bare token without quotes is accepted
  * too, since many clients send one: 1 or more of RFC 9110's {@code tchar}, {@code :} and {@code /} (the characters of
- * an RFC 9110 token and of an RFC 8941 sf-token), e.g. {@code order-42} or {@code 8e03978e-40d5-43e8-bc93-6894a57f9324}.
+ * an RFC 9110 token and of an RFC 8941 sf-token), e.g. {@code order-42} or
+ * {@code 8e03978e-40d5-43e8-bc93-6894a57f9324}.
  * After unquoting, the key is 1 to 255 printable ASCII characters (0x20-0x7E).
  *
  * <p>The value is exactly one item: a list ({@code a, b}, {@code "a", "b"}), an item with parameters
