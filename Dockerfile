@@ -34,20 +34,27 @@ WORKDIR /app
 # Helidon's thin-jar layout: libs/ changes only with dependencies, so it gets its own (cached) layer.
 COPY --from=build /build/target/libs ./libs
 COPY --from=build /build/target/app.jar ./
-# AOT cache (JDK 25, JEP 483/514): a training run boots the service, SIGTERM stops it gracefully after 30 s, and the
-# classes it loaded and linked are stored in app.aot. Same flags as the ENTRYPOINT (DockerfileTest checks it), plus
-# -Xmx512m so that a build host with a huge heap does not record uncompressed oops, which the pods (heap < 32 GB) could
-# not use, and -XX:-UsePerfData so that it leaves no /tmp/hsperfdata_root in the image. Ports 0: a build may share the
-# host's network (buildah's chroot isolation does), where 8080 may be taken. Small connection caps: the service
-# refuses to start when its caps do not fit `ulimit -n` (docs/hostile-clients.md), some builders run steps at 1024
-# (buildah does), and the training run serves no traffic.
+# AOT cache (JDK 25, JEP 483/514): a training run boots the service, lets its warm-up run (synthetic requests through
+# the whole request path, before ready), then SIGTERM stops it gracefully, and the classes it loaded and linked are
+# stored in app.aot. It is stopped as soon as the warm-up has logged its result (at most 30 s): nothing after that adds
+# classes until the shutdown sequence, which the SIGTERM runs. Same flags as the ENTRYPOINT (DockerfileTest checks it),
+# plus -Xmx512m so that a build host with a huge heap does not record uncompressed oops, which the pods (heap < 32 GB)
+# could not use, and -XX:-UsePerfData so that it leaves no /tmp/hsperfdata_root in the image. Ports 0: a build may
+# share the host's network (buildah's chroot isolation does), where 8080 may be taken. Small connection caps: the
+# service refuses to start when its caps do not fit `ulimit -n` (docs/hostile-clients.md), some builders run steps at
+# 1024 (buildah does), and the training run serves no traffic. The run's log is printed, then removed.
 # The runtime falls back to a normal boot if the cache does not fit. Start-to-ready with and without it:
 # load-tests/reports/image-start.md.
-RUN timeout --preserve-status --signal=TERM 30 \
-        java -XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -XX:+UseG1GC -Xmx512m -XX:-UsePerfData \
+RUN java -XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -XX:+UseG1GC -Xmx512m -XX:-UsePerfData \
         -XX:AOTCacheOutput=app.aot -Dserver.port=0 -Dhealth-server.port=0 \
-        -Dserver.max-tcp-connections=64 -Dhealth-server.max-tcp-connections=8 -jar app.jar \
-    && test -s app.aot
+        -Dserver.max-tcp-connections=64 -Dhealth-server.max-tcp-connections=8 -jar app.jar >/tmp/training.log 2>&1 & \
+    pid=$!; tries=0; \
+    while [ "$tries" -lt 300 ] && kill -0 "$pid" 2>/dev/null && ! grep -q 'Warm-up' /tmp/training.log; do \
+        sleep 0.1; tries=$((tries + 1)); \
+    done; \
+    sleep 1; kill -TERM "$pid"; status=0; wait "$pid" || status=$?; \
+    cat /tmp/training.log; rm -f /tmp/training.log; \
+    [ "$status" -eq 0 ] && test -s app.aot
 # Numeric, so Kubernetes can verify runAsNonRoot without reading /etc/passwd (k8s/base/deployment.yaml: 10001).
 USER 10001:10001
 # 8080: business listener (k8s port "http"); 8081: health listener, probes and /metrics (k8s port "health").

@@ -3,15 +3,19 @@ package com.example.payments;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
 
 import com.example.payments.config.ConfigurationException;
+import com.example.payments.http.EvictingConnectionCap;
+import com.example.payments.http.Http1Listeners;
 import com.example.payments.http.HttpSettings;
 import com.example.payments.http.Json;
 import com.example.payments.http.ProblemDirectHandler;
 import com.example.payments.http.RequestDeadlines;
-import com.example.payments.http.StrictChunkedFraming;
+import com.example.payments.http.StrictHttp1;
 import com.example.payments.lifecycle.ShutdownSettings;
 import com.example.payments.observability.AccessLog;
 
@@ -32,6 +36,7 @@ import io.helidon.webserver.http1.Http1Config;
 import io.helidon.webserver.http1.Http1ConnectionListener;
 import io.helidon.webserver.observe.ObserveFeature;
 import io.helidon.webserver.observe.metrics.MetricsObserver;
+import io.helidon.webserver.spi.ServerConnectionSelector;
 
 /**
  * The two {@link WebServer}s of the process, configured the way the probes need them: each from its own config node
@@ -42,8 +47,8 @@ import io.helidon.webserver.observe.metrics.MetricsObserver;
  * <p>Both are bounded against hostile and broken clients (docs/hostile-clients.md): a connection cap and idle timeout
  * from their config nodes, a header deadline, problem bodies for what Helidon answers before routing, a request line
  * of at most {@value #MAX_REQUEST_LINE_BYTES} bytes (414 beyond) and a header section of at most
- * {@value #MAX_HEADER_SECTION_BYTES} bytes (431 beyond), and chunked bodies whose framing is checked (400 and the
- * connection closed for a chunk not followed by CRLF: request smuggling).
+ * {@value #MAX_HEADER_SECTION_BYTES} bytes (431 beyond), and Helidon's HTTP/1.1 parser held to RFC 9112 where it is
+ * lenient ({@link StrictHttp1}: a method that is not a token, chunked framing; 400 and the connection closed).
  */
 final class Listeners {
 
@@ -58,6 +63,12 @@ final class Listeners {
      * connections (one plus a pool of 16 for {@code WAIT}), the loopback prober's client socket, log files.
      */
     static final int SPARE_FILE_DESCRIPTORS = 64;
+    /**
+     * The health listener's Helidon cap, as a multiple of {@code health-server.max-tcp-connections}: beyond that cap
+     * its connections are closed once they wait longer than {@link EvictingConnectionCap#GRACE}, and this leaves them
+     * room meanwhile (docs/hostile-clients.md).
+     */
+    static final int HEALTH_CEILING = 4;
 
     /** Path of the OpenAPI document on the health listener. */
     static final String OPENAPI_PATH = "/openapi";
@@ -73,14 +84,21 @@ final class Listeners {
      * @param settings   validated settings
      * @param deadlines  the business listener's header and body deadlines
      * @param onResponse told of every response the listener writes, of any status (its progress, for liveness)
+     * @param metrics    counts the answers written before routing in the request metrics (the access log too)
      * @param routing    registers the routes
      * @return the listening server
      * @throws ConfigurationException naming {@code server.port} when it cannot listen
      */
     static WebServer startBusiness(Config config, AppSettings settings, RequestDeadlines deadlines,
-                                   Runnable onResponse, Consumer<HttpRouting.Builder> routing) {
+                                   Runnable onResponse, ProblemDirectHandler.Unrouted metrics,
+                                   Consumer<HttpRouting.Builder> routing) {
+        ProblemDirectHandler.Unrouted accessLog = AccessLog.unrouted(settings.accessLog());
         WebServer business = bounded(WebServer.builder().config(config.get("server")), settings.http().business(),
-                                     deadlines, onResponse, ProblemDirectHandler.create(MAX_PAYLOAD_BYTES))
+                                     null, deadlines, onResponse, ProblemDirectHandler.create(MAX_PAYLOAD_BYTES,
+                (method, status, requestId) -> {
+                    metrics.answered(method, status, requestId);
+                    accessLog.answered(method, status, requestId);
+                }))
                 .port(settings.businessPort())
                 .featuresDiscoverServices(false)
                 .shutdownHook(false)
@@ -118,6 +136,7 @@ final class Listeners {
     static WebServer startHealth(Config config, AppSettings settings, RequestDeadlines deadlines,
                                  Consumer<HttpRouting.Builder> routing, WebServer business, OpenApiDocument openApi) {
         WebServer health = bounded(WebServer.builder().config(config.get("health-server")), settings.http().health(),
+                                   EvictingConnectionCap.create(settings.http().health().maxTcpConnections()),
                                    deadlines, () -> { }, ProblemDirectHandler.withoutBodies())
                 .port(settings.healthPort())
                 .maxPayloadSize(0)
@@ -135,8 +154,11 @@ final class Listeners {
                                     .manager(openApi)
                                     .build())
                 .routing(routing)
-                .build()
-                .start();
+                .build();
+        // Not on the business listener's virtual threads: with one CPU they have one carrier, which a saturated
+        // business listener keeps busy for seconds (docs/hostile-clients.md).
+        PlatformThreadListener.onPlatformThreads(health);
+        health.start();
         if (!health.isRunning() || health.port() <= 0) {
             business.stop();
         }
@@ -186,21 +208,47 @@ final class Listeners {
         }
         long limit = os.getMaxFileDescriptorCount();
         long open = os.getOpenFileDescriptorCount();
-        long room = limit - open - SPARE_FILE_DESCRIPTORS - http.health().maxTcpConnections();
+        // The health listener's Helidon cap is a multiple of its own (see bounded).
+        long health = (long) HEALTH_CEILING * http.health().maxTcpConnections();
+        long room = limit - open - SPARE_FILE_DESCRIPTORS - health;
         if (http.business().maxTcpConnections() > room) {
             throw new ConfigurationException("server.max-tcp-connections", "'" + http.business().maxTcpConnections()
                     + "' is out of range; allowed: an integer from 1 to " + Math.max(0, room) + ": the file descriptor "
                     + "limit (ulimit -n) is " + limit + ", of which " + open + " are open, "
-                    + http.health().maxTcpConnections() + " are health-server.max-tcp-connections and "
+                    + health + " are for the health listener (" + HEALTH_CEILING
+                    + " x health-server.max-tcp-connections) and "
                     + SPARE_FILE_DESCRIPTORS + " are kept for outgoing connections");
         }
     }
 
+    // evicting: null for Helidon's cap (new connections wait in the accept queue); else the cap that makes room, with
+    // Helidon's cap four times as high: it holds the connections still in their grace and the closed ones whose threads
+    // have not ended yet (EvictingConnectionCap).
     private static WebServerConfig.Builder bounded(WebServerConfig.Builder builder, HttpSettings.ListenerLimits limits,
-                                                   RequestDeadlines deadlines, Runnable onResponse,
-                                                   ProblemDirectHandler problems) {
+                                                   EvictingConnectionCap evicting, RequestDeadlines deadlines,
+                                                   Runnable onResponse, ProblemDirectHandler problems) {
+        Http1ConnectionListener responses = new Http1ConnectionListener() {
+            @Override
+            public void status(ConnectionContext ctx, Status status) {
+                onResponse.run();
+            }
+        };
+        List<Http1ConnectionListener> receive = new ArrayList<>(List.of(deadlines.headers()));
+        List<Http1ConnectionListener> send = new ArrayList<>(List.of(responses));
+        if (evicting != null) {
+            receive.add(evicting.requestHeads());
+            send.add(evicting.requestHeads());
+        }
+        // One receive and one send listener each (Http1Listeners says why).
+        ServerConnectionSelector selector = StrictHttp1.create(Http1Config.builder()
+                .maxPrologueLength(MAX_REQUEST_LINE_BYTES)
+                .maxHeadersSize(MAX_HEADER_SECTION_BYTES)
+                .addReceiveListener(Http1Listeners.of(receive))
+                .addSendListener(Http1Listeners.of(send))
+                .build());
         return builder
-                .maxTcpConnections(limits.maxTcpConnections())
+                .maxTcpConnections(evicting == null ? limits.maxTcpConnections()
+                                                    : HEALTH_CEILING * limits.maxTcpConnections())
                 .idleConnectionTimeout(limits.idleConnectionTimeout())
                 .idleConnectionPeriod(limits.idleConnectionPeriod())
                 // Hands Helidon's messages to the direct handler, which needs one to tell 431 from 400; they never
@@ -209,19 +257,9 @@ final class Listeners {
                 .directHandlers(problemHandlers(problems))
                 // Ours only: a discovered default HTTP/1.1 protocol beside it would make Helidon sniff every new
                 // connection for the right one, and close an HTTP/1.0 or HTTP/2.0 request line without an answer.
-                // Helidon's HTTP/1.1, with chunk framing checked (request smuggling, see StrictChunkedFraming).
+                // Helidon's HTTP/1.1, with request methods and chunk framing checked (see StrictHttp1).
                 .protocolsDiscoverServices(false)
-                .addConnectionSelector(StrictChunkedFraming.create(Http1Config.builder()
-                        .maxPrologueLength(MAX_REQUEST_LINE_BYTES)
-                        .maxHeadersSize(MAX_HEADER_SECTION_BYTES)
-                        .addReceiveListener(deadlines.headers())
-                        .addSendListener(new Http1ConnectionListener() {
-                            @Override
-                            public void status(ConnectionContext ctx, Status status) {
-                                onResponse.run();
-                            }
-                        })
-                        .build()));
+                .addConnectionSelector(evicting == null ? selector : evicting.around(selector));
     }
 
     private static DirectHandlers problemHandlers(DirectHandler handler) {

@@ -33,9 +33,11 @@ import com.example.payments.health.StartupGateFilter;
 import com.example.payments.health.WorkerWatchdog;
 import com.example.payments.http.AllowedMethodsFilter;
 import com.example.payments.http.ConnectionCloseFilter;
+import com.example.payments.http.HeaderFieldsFilter;
 import com.example.payments.http.RequestDeadlines;
 import com.example.payments.http.RequestIdFilter;
 import com.example.payments.http.RequestMetricsFilter;
+import com.example.payments.http.RequestTargetFilter;
 import com.example.payments.http.ResponseBodies;
 import com.example.payments.idempotency.IdempotencyRegistry;
 import com.example.payments.idempotency.IdempotencySettings;
@@ -228,6 +230,7 @@ public final class Main {
         RequestDeadlines healthDeadlines = RequestDeadlines.start("health", settings.http().headerTimeout(),
                                                                   settings.http().bodyTimeout());
         WebServer business = Listeners.startBusiness(config, settings, businessDeadlines, state::businessResponded,
+                RequestMetricsFilter.create(meters).unrouted(),
                 routing -> businessRouting(routing, state, inFlight, meters, businessDeadlines, authentication,
                                            authorizations));
 
@@ -284,7 +287,8 @@ public final class Main {
      * request's span), the request id filter
      * ({@code X-Request-Id}, first so that every answer has one), the {@code Connection: close}
      * filter (client asked, body left unread, draining), the in-flight counter, request metrics, the body deadline,
-     * the method filter (405, 501), the startup gate and authentication (401 on every path but {@code /ping}).
+     * the request target and header field rules (400, 404, 415, 417), the method filter (405, 501), the startup gate
+     * and authentication (401 on every path but {@code /ping}).
      *
      * @param routing        routing builder of the business server
      * @param state          health flags
@@ -305,6 +309,8 @@ public final class Main {
                 .addFilter(inFlight)
                 .addFilter(RequestMetricsFilter.create(meters))
                 .addFilter(deadlines.bodyDeadlineFilter())
+                .addFilter(RequestTargetFilter.create())
+                .addFilter(HeaderFieldsFilter.create())
                 .addFilter(AllowedMethodsFilter.create(resources))
                 .addFilter(StartupGateFilter.create(state))
                 .addFilter(authentication)
@@ -320,7 +326,7 @@ public final class Main {
     /**
      * Routing of the health listener: the probes and {@code HEAD /metrics} ({@code GET /metrics} comes from the
      * observe feature, {@code GET /openapi} from the OpenAPI feature), {@code GET} and {@code HEAD} only, behind the
-     * {@code Connection: close} filter.
+     * {@code Connection: close} filter and the request target and header field rules, as on the business listener.
      *
      * @param routing routing builder of the health server
      * @param probes  the probe routes
@@ -335,6 +341,8 @@ public final class Main {
         resources.put(Listeners.OPENAPI_PATH, GET_HEAD);
         routing.addFilter(RequestIdFilter.create())
                 .addFilter(ConnectionCloseFilter.create(() -> false))
+                .addFilter(RequestTargetFilter.create())
+                .addFilter(HeaderFieldsFilter.create())
                 .addFilter(AllowedMethodsFilter.create(resources))
                 .register(probes)
                 .head(MetricsHead.PATH, MetricsHead.create(meters))

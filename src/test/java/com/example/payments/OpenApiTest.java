@@ -74,6 +74,41 @@ class OpenApiTest {
     }
 
     @Test
+    void aServerThatGetsTheFreedPortOfAStoppedServiceIsNotCheckedAgainstTheDocument() throws Exception {
+        TestService stopped = TestService.start(Map.of());
+        int port = stopped.running().business().port();
+        stopped.close();
+        // What the issuer simulator answers, on the port the OS may hand out again: not the product's contract.
+        String stats = "{\"decisions\":3}";
+        Map<String, String> headers = Map.of("content-type", "application/json");
+        long before = OpenApiContract.checked();
+        OpenApiContract.check("GET", port, "/stats", 200, name(headers), stats);
+        OpenApiContract.check("POST", port, "/v1/authorizations", 200, name(headers), stats);
+        assertThat(OpenApiContract.checked() - before, is(0L));
+    }
+
+    @Test
+    void aListenerThatStoppedWithoutSayingSoIsNotChecked() {
+        java.util.concurrent.atomic.AtomicBoolean serving = new java.util.concurrent.atomic.AtomicBoolean(true);
+        int port = 1;
+        try (OpenApiContract.Registration registration = OpenApiContract.businessListener(port, serving::get)) {
+            Map<String, String> headers = Map.of("content-type", "application/json");
+            assertThrows(AssertionError.class,
+                         () -> OpenApiContract.check("GET", port, "/stats", 200, name(headers), "{}"));
+            serving.set(false);
+            OpenApiContract.check("GET", port, "/stats", 200, name(headers), "{}");
+            // A newer listener on the port stays registered when the older registration is closed late.
+            serving.set(true);
+            try (OpenApiContract.Registration newer = OpenApiContract.businessListener(port, serving::get)) {
+                registration.close();
+                assertThrows(AssertionError.class,
+                             () -> OpenApiContract.check("GET", port, "/stats", 200, name(headers), "{}"));
+            }
+            OpenApiContract.check("GET", port, "/stats", 200, name(headers), "{}");
+        }
+    }
+
+    @Test
     void aResponseThatDriftsFromTheDocumentFails() {
         int port = service.running().business().port();
         String problem = "{\"type\":\"https://payments.example.com/problems/not-found\",\"title\":\"Not found\","

@@ -12,6 +12,7 @@ import com.example.payments.authentication.ApiKeyAuthenticator;
 import com.example.payments.authentication.Authenticator;
 import com.example.payments.observability.Tracing;
 import com.example.payments.testing.Http;
+import com.example.payments.testing.Leftovers;
 import com.example.payments.testing.MetricsScrape;
 import com.example.payments.testing.OpenApiContract;
 import com.example.payments.testing.TestCredentials;
@@ -30,10 +31,14 @@ import io.opentelemetry.sdk.trace.export.SpanExporter;
 final class TestService implements AutoCloseable {
 
     private final Main.Running running;
+    private final OpenApiContract.Registration contract;
+    private final Leftovers.Handle tracked;
 
     private TestService(Main.Running running) {
         this.running = running;
-        OpenApiContract.businessListener(running.business().port());
+        this.contract = OpenApiContract.businessListener(running.business().port(), running.business()::isRunning);
+        this.tracked = Leftovers.track("in-process service on business port " + running.business().port(),
+                                       this::stop);
     }
 
     static TestService start(Map<String, String> overrides) {
@@ -162,7 +167,12 @@ final class TestService implements AutoCloseable {
 
     @Override
     public void close() {
-        OpenApiContract.stopped(running.business().port());
+        tracked.close();
+        stop();
+    }
+
+    private void stop() {
+        contract.close();
         running.stopForTests();
     }
 }

@@ -1,6 +1,8 @@
 package com.example.payments.http;
 
 import java.lang.System.Logger.Level;
+import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -27,6 +29,13 @@ import io.helidon.http.Status;
  * CVC): it is read for the 431 only, and goes neither to the client nor to any log (docs/card-data.md).
  * A {@code HEAD} gets the headers of the problem, {@code Content-Length} included, and no body. Every answer carries
  * {@code X-Request-Id} and the same {@code requestId} in its body ({@link RequestIds}).
+ *
+ * <p>A 501 for a request line whose method differs from a recognized one only in case ({@link StrictRequestReader})
+ * is the {@code method-not-implemented} problem, as for any unrecognized method.
+ *
+ * <p>An answer written for a request that never reached routing (a request line or header section that could not be
+ * read, a body over the limit by its {@code Content-Length}, load shedding) passes no routing filter: the listener's
+ * {@link Unrouted} is told of it, so that it is counted like every routed answer (request metrics, access log).
  */
 public final class ProblemDirectHandler implements DirectHandler {
 
@@ -34,14 +43,33 @@ public final class ProblemDirectHandler implements DirectHandler {
     // Helidon's message when the header section exceeds max-headers-size (io.helidon.http.Http1HeadersParser).
     private static final String HEADER_SIZE_EXCEEDED = "Header size exceeded";
     // The protocol Helidon read from a request line it refused, e.g. "GET / HTTP/2.0/"; group 1 is the major version.
+    // The methods of RFC 9110 section 9 and PATCH (RFC 5789), exactly as sent: a 501 for one of them is about
+    // something else (a transfer coding).
+    private static final Set<String> RECOGNIZED = Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT",
+                                                         "OPTIONS", "TRACE", "PATCH");
     private static final Pattern HTTP_VERSION = Pattern.compile("HTTP/(\\d+)(?:\\.\\d+)?/?$");
 
     private final long maxPayloadBytes;
     private final boolean contentTypeBeforeSize;
+    private final Unrouted unrouted;
 
-    private ProblemDirectHandler(long maxPayloadBytes, boolean contentTypeBeforeSize) {
+    /** Told of each answer written for a request that never reached routing. */
+    @FunctionalInterface
+    public interface Unrouted {
+        /**
+         * One answer, written as soon as the request was found unreadable (its duration is not measured: 0 ms).
+         *
+         * @param method    the request's method as sent, {@code ""} when the request line could not be read
+         * @param status    the status code answered
+         * @param requestId the {@code X-Request-Id} answered
+         */
+        void answered(String method, int status, String requestId);
+    }
+
+    private ProblemDirectHandler(long maxPayloadBytes, boolean contentTypeBeforeSize, Unrouted unrouted) {
         this.maxPayloadBytes = maxPayloadBytes;
         this.contentTypeBeforeSize = contentTypeBeforeSize;
+        this.unrouted = unrouted;
     }
 
     /**
@@ -51,7 +79,18 @@ public final class ProblemDirectHandler implements DirectHandler {
      * @return the handler
      */
     public static ProblemDirectHandler create(long maxPayloadBytes) {
-        return new ProblemDirectHandler(maxPayloadBytes, true);
+        return create(maxPayloadBytes, (method, status, requestId) -> { });
+    }
+
+    /**
+     * Creates the handler of the business listener, telling {@code unrouted} of every answer written before routing.
+     *
+     * @param maxPayloadBytes the listener's {@code max-payload-size} in bytes, quoted in the 413 detail
+     * @param unrouted        counts the answers no routing filter sees (request metrics, access log)
+     * @return the handler
+     */
+    public static ProblemDirectHandler create(long maxPayloadBytes, Unrouted unrouted) {
+        return new ProblemDirectHandler(maxPayloadBytes, true, unrouted);
     }
 
     /**
@@ -60,7 +99,7 @@ public final class ProblemDirectHandler implements DirectHandler {
      * @return the handler
      */
     public static ProblemDirectHandler withoutBodies() {
-        return new ProblemDirectHandler(0, false);
+        return new ProblemDirectHandler(0, false, (method, status, requestId) -> { });
     }
 
     @Override
@@ -75,18 +114,22 @@ public final class ProblemDirectHandler implements DirectHandler {
         case 414 -> Problem.of("uri-too-long", "URI too long", 414,
                                "The request line is longer than this service accepts.");
         case 505 -> httpVersionNotSupported();
+        case 501 -> RECOGNIZED.contains(request.method()) ? asHelidonChose(defaultStatus)
+                : ProblemResponses.methodNotImplemented();
         case 404 -> ProblemResponses.notFound("No such resource on this port.");
         case 503 -> ProblemResponses.overloaded();
         case 500 -> internal(eventType);
         // Any other status Helidon chose (405, 431, 505 for HTTP/1.0, ...) keeps its code, as a problem.
-        default -> Problem.of("http-" + defaultStatus.code(), defaultStatus.reasonPhrase(), defaultStatus.code(),
-                              defaultStatus.reasonPhrase() + ".");
+        default -> asHelidonChose(defaultStatus);
         };
         // Mostly answered before routing, so before RequestIdFilter: then the id is made here, by the same rule. An
-        // exception out of a handler comes here after the filter: it keeps the id the filter gave.
-        String requestId = responseHeaders.first(RequestIds.X_REQUEST_ID)
-                .or(RequestIds::current)
-                .orElseGet(() -> RequestIds.of(request.headers()));
+        // exception out of a handler comes here after the filter: it keeps the id the filter gave, and the routing
+        // filters count the answer.
+        Optional<String> routedId = responseHeaders.first(RequestIds.X_REQUEST_ID).or(RequestIds::current);
+        String requestId = routedId.orElseGet(() -> RequestIds.of(request.headers()));
+        if (routedId.isEmpty()) {
+            unrouted.answered(request.method(), problem.status(), requestId);
+        }
         byte[] body = Json.bytes(problem.withRequestId(requestId));
         TransportResponse.Builder response = TransportResponse.builder()
                 .status(ProblemResponses.status(problem))
@@ -119,6 +162,11 @@ public final class ProblemDirectHandler implements DirectHandler {
             return httpVersionNotSupported();
         }
         return ProblemResponses.badRequest();
+    }
+
+    // A status kept as Helidon chose it, as a problem.
+    private static Problem asHelidonChose(Status status) {
+        return Problem.of("http-" + status.code(), status.reasonPhrase(), status.code(), status.reasonPhrase() + ".");
     }
 
     private static Problem httpVersionNotSupported() {

@@ -18,7 +18,8 @@ import io.helidon.webserver.http.RoutingResponse;
  * Records {@code http_server_request_duration_seconds{method,route,status}} for every business request. The
  * {@code route} tag is the matched route template ({@code /v1/authorizations/{id}}), never the raw path, so the
  * number of series stays bounded; unmatched requests are tagged {@code unmatched}, and methods outside the HTTP
- * standard ones {@code other}.
+ * standard ones {@code other}. Answers written before routing (a request that could not be read) are recorded through
+ * {@link #unrouted()}, tagged {@code unmatched}, with a duration of 0 s.
  */
 public final class RequestMetricsFilter implements Filter {
 
@@ -63,8 +64,17 @@ public final class RequestMetricsFilter implements Filter {
         return BUCKETS.clone();
     }
 
-    private static String method(RoutingRequest req) {
-        String method = req.prologue().method().text();
+    /**
+     * Records the answers the listener's direct handler writes for requests that never reached routing.
+     *
+     * @return what the business listener's {@link ProblemDirectHandler} tells of such an answer
+     */
+    public ProblemDirectHandler.Unrouted unrouted() {
+        return (method, status, requestId) -> timers.computeIfAbsent(new Series(method(method), "unmatched", status),
+                                                                     this::timer).record(Duration.ZERO);
+    }
+
+    private static String method(String method) {
         return KNOWN_METHODS.contains(method) ? method : "other";
     }
 
@@ -74,8 +84,9 @@ public final class RequestMetricsFilter implements Filter {
         try {
             chain.proceed();
         } finally {
-            timers.computeIfAbsent(new Series(method(req), req.matchingPattern().orElse("unmatched"),
-                                              res.status().code()), this::timer)
+            timers.computeIfAbsent(new Series(method(req.prologue().method().text()),
+                                              req.matchingPattern().orElse("unmatched"), res.status().code()),
+                                   this::timer)
                     .record(Duration.ofNanos(System.nanoTime() - start));
         }
     }

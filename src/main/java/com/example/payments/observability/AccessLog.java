@@ -11,6 +11,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import com.example.payments.authentication.Caller;
+import com.example.payments.http.ProblemDirectHandler;
 import com.example.payments.http.RequestIds;
 
 import io.helidon.webserver.WebServer;
@@ -28,7 +29,9 @@ import io.helidon.webserver.accesslog.AccessLogFeature;
  * The route is the matched route template ({@code /v1/authorizations/{id}}), {@code unmatched} for no route, never
  * the path the client sent (it may hold a card number); a method outside the HTTP standard ones is {@code other};
  * the merchant is the authenticated caller's, {@code -} before authentication. Never a body, a header, a query, a
- * card number or a credential.
+ * card number or a credential. A request that never reached routing (its request line or header section could not be
+ * read) gets the same line from the listener's direct handler ({@link #unrouted}): route {@code unmatched},
+ * {@code duration_ms=0.0}, merchant {@code -}.
  */
 public final class AccessLog {
 
@@ -62,6 +65,21 @@ public final class AccessLog {
                 .sockets(Set.of(WebServer.DEFAULT_SOCKET_NAME))
                 .entries(entries())
                 .build();
+    }
+
+    /**
+     * The access-log line of an answer written before routing, in the same fields and through the same logger (and
+     * sampling filter) as every other line.
+     *
+     * @param settings {@code access-log.*}: nothing is written when {@code access-log.enabled} is {@code false}
+     * @return what the business listener's direct handler tells of such an answer
+     */
+    public static ProblemDirectHandler.Unrouted unrouted(AccessLogSettings settings) {
+        if (!settings.enabled()) {
+            return (method, status, requestId) -> { };
+        }
+        return (method, status, requestId) -> ACCESS_LOGGER.info("method=" + method(method) + " route=unmatched status="
+                + status + " duration_ms=0.0 request_id=" + requestId + " merchant=" + AccessLogEntry.NOT_AVAILABLE);
     }
 
     static List<AccessLogEntry> entries() {
@@ -115,7 +133,10 @@ public final class AccessLog {
     }
 
     private static String method(AccessLogContext ctx) {
-        String method = ctx.serverRequest().prologue().method().text();
+        return method(ctx.serverRequest().prologue().method().text());
+    }
+
+    private static String method(String method) {
         return KNOWN_METHODS.contains(method) ? method : "other";
     }
 

@@ -1,6 +1,8 @@
 package com.example.payments.http;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -52,6 +54,33 @@ class ProblemDirectHandlerTest {
     @CsvSource({"Header size exceeded", "Header size exceeded, request quoted"})
     void anOverSizeHeaderSectionIs431WithoutQuotingIt(String message) {
         assertNotQuoted(EventType.BAD_REQUEST, 400, message + ": " + QUOTED, 431);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"get, method-not-implemented", "POST, http-501"})
+    void a501ForAMethodInAnotherCaseIsAnUnrecognizedMethodAndAnyOtherKeepsHelidonsStatus(String method, String type) {
+        DirectHandler.TransportResponse response = ProblemDirectHandler.create(16384).handle(
+                DirectTransportRequest.create("HTTP/1.1", method, "/ping"), EventType.BAD_REQUEST,
+                Status.NOT_IMPLEMENTED_501, ServerResponseHeaders.create(), "");
+        assertThat(response.status().code(), is(501));
+        assertThat(new String(response.entity().orElseThrow(), StandardCharsets.UTF_8),
+                   containsString("/problems/" + type + "\""));
+    }
+
+    @ParameterizedTest(name = "routed: {0}")
+    @CsvSource({"false", "true"})
+    void onlyAnAnswerNoRoutingFilterSawIsReportedToBeCounted(boolean routed) {
+        List<String> reported = new ArrayList<>();
+        ServerResponseHeaders headers = ServerResponseHeaders.create();
+        if (routed) {
+            // RequestIdFilter gave the request its id: the routing filters count the answer.
+            headers.set(RequestIds.X_REQUEST_ID, RequestIds.fresh());
+        }
+        DirectHandler.TransportResponse response = ProblemDirectHandler.create(16384,
+                (method, status, requestId) -> reported.add(method + " " + status + " " + requestId)).handle(
+                DirectTransportRequest.create("", "", ""), EventType.BAD_REQUEST, Status.BAD_REQUEST_400, headers, "");
+        String id = response.headers().first(RequestIds.X_REQUEST_ID).orElseThrow();
+        assertThat(reported, is(routed ? List.of() : List.of(" 400 " + id)));
     }
 
     private static void assertNotQuoted(EventType type, int status, String message, int answered) {

@@ -41,9 +41,12 @@ public final class IssuerSimulatorProcess implements AutoCloseable {
     private final Process process;
     private final List<String> output = new CopyOnWriteArrayList<>();
     private volatile int port = -1;
+    private final Leftovers.Handle tracked;
 
     private IssuerSimulatorProcess(Process process) {
         this.process = process;
+        this.tracked = Leftovers.track("issuer simulator pid " + process.pid(), this::kill);
+        process.onExit().thenRun(() -> tracked.close());
         Thread.ofPlatform().daemon(true).name("issuer-simulator-output").start(this::pump);
     }
 
@@ -53,12 +56,12 @@ public final class IssuerSimulatorProcess implements AutoCloseable {
      * @param properties {@code issuer.*} system properties, e.g. {@code issuer.simulated-latency=PT2S};
      *                   {@code issuer.port} defaults to 0 (a free port)
      * @return the running simulator
-     * @throws IOException when the JVM cannot be launched or does not listen within 30 s
+     * @throws IOException when the JVM cannot be launched or does not listen within 60 s
      */
     public static IssuerSimulatorProcess start(Map<String, String> properties) throws IOException {
         IssuerSimulatorProcess issuer = new IssuerSimulatorProcess(
                 new ProcessBuilder(command(properties)).redirectErrorStream(true).start());
-        issuer.awaitListening(Duration.ofSeconds(30));
+        issuer.awaitListening(Duration.ofSeconds(60));
         return issuer;
     }
 
@@ -67,14 +70,14 @@ public final class IssuerSimulatorProcess implements AutoCloseable {
      *
      * @param properties {@code issuer.*} system properties
      * @return exit status and output lines
-     * @throws Exception when it does not exit within 30 s
+     * @throws Exception when it does not exit within 60 s
      */
     public static ServiceProcess.Exited runToExit(Map<String, String> properties) throws Exception {
         Path log = Files.createTempFile("issuer-simulator-", ".log");
         try {
             Process process = new ProcessBuilder(command(properties)).redirectErrorStream(true)
                     .redirectOutput(log.toFile()).start();
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
                 throw new IllegalStateException("Issuer simulator did not exit: " + Files.readString(log));
             }
@@ -233,6 +236,11 @@ public final class IssuerSimulatorProcess implements AutoCloseable {
     /** Resumes (if stopped) and kills the simulator, so no test leaves a JVM behind. */
     @Override
     public void close() {
+        tracked.close();
+        kill();
+    }
+
+    private void kill() {
         if (!process.isAlive()) {
             return;
         }

@@ -9,9 +9,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
@@ -27,7 +27,14 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 /**
  * The business API's contract, {@code src/main/resources/META-INF/openapi.yaml}, checked against every response the
  * tests receive from a business listener: through {@link Http}'s shared client and {@link RawHttp#exchange}, from
- * every service started by {@code TestService} or {@link ServiceProcess} (they register their business port here).
+ * every service started by {@code TestService} or {@link ServiceProcess}.
+ *
+ * <p>Which responses are the product's is decided by the listener, not by a port number alone: each service
+ * registers its business listener with a test of whether that listener is still serving (the in-process
+ * {@code WebServer} is running; the child process is alive and its drain has not closed the port), and closes the
+ * registration on every stop path. A response from a port whose registered listener stopped is not checked and the
+ * stale registration is dropped, so a server that later gets the same free port (the issuer simulator, say) is never
+ * checked against this document.
  *
  * <p>A response fails the contract when its operation (method and path template) is not in the document, or its
  * status is not documented for it, or a required header of that response is missing, or its content type is not
@@ -40,7 +47,7 @@ public final class OpenApiContract {
     /** Where the document is, on the classpath. */
     public static final String DOCUMENT = "META-INF/openapi.yaml";
 
-    private static final Set<Integer> BUSINESS_PORTS = ConcurrentHashMap.newKeySet();
+    private static final Map<Integer, Registration> BUSINESS_LISTENERS = new ConcurrentHashMap<>();
     private static final AtomicLong CHECKED = new AtomicLong();
     private static final JsonNode ROOT = load();
     private static final SchemaRegistry SCHEMAS = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12);
@@ -51,21 +58,54 @@ public final class OpenApiContract {
     }
 
     /**
-     * Marks a port as a business listener's: responses from it are checked.
-     *
-     * @param port the port
+     * One business listener whose responses are checked, until it is closed or stops serving.
      */
-    public static void businessListener(int port) {
-        BUSINESS_PORTS.add(port);
+    public static final class Registration implements AutoCloseable {
+
+        private final int port;
+        private final BooleanSupplier serving;
+
+        private Registration(int port, BooleanSupplier serving) {
+            this.port = port;
+            this.serving = serving;
+        }
+
+        /** Stops checking this listener's responses (idempotent; a newer listener on the port stays registered). */
+        @Override
+        public void close() {
+            BUSINESS_LISTENERS.remove(port, this);
+        }
     }
 
     /**
-     * Forgets a business listener's port (the service stopped; another server may get the port).
+     * Registers a business listener: responses from its port are checked while {@code serving} says so.
      *
-     * @param port the port
+     * @param port    the port it listens on
+     * @param serving whether this very listener still holds the port (e.g. {@code server::isRunning})
+     * @return the registration, to close on every path that stops the listener
      */
-    public static void stopped(int port) {
-        BUSINESS_PORTS.remove(port);
+    public static Registration businessListener(int port, BooleanSupplier serving) {
+        Registration registration = new Registration(port, serving);
+        BUSINESS_LISTENERS.put(port, registration);
+        return registration;
+    }
+
+    /**
+     * Whether responses from this port are checked now.
+     *
+     * @param port a port
+     * @return {@code true} while a registered business listener that still serves holds it
+     */
+    static boolean checks(int port) {
+        Registration registration = BUSINESS_LISTENERS.get(port);
+        if (registration == null) {
+            return false;
+        }
+        if (!registration.serving.getAsBoolean()) {
+            registration.close();
+            return false;
+        }
+        return true;
     }
 
     /**
@@ -90,7 +130,7 @@ public final class OpenApiContract {
      */
     public static void check(String method, int port, String rawPath, int status,
                              Function<String, Optional<String>> header, String body) {
-        if (!BUSINESS_PORTS.contains(port)) {
+        if (!checks(port)) {
             return;
         }
         List<String> failures = new ArrayList<>();

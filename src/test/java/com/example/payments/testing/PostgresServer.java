@@ -39,6 +39,8 @@ public final class PostgresServer implements AutoCloseable {
     private final Path dir;
     private final int port;
 
+    private Leftovers.Handle tracked;
+
     private PostgresServer(Path bin, Path dir, int port) {
         this.bin = bin;
         this.dir = dir;
@@ -108,12 +110,15 @@ public final class PostgresServer implements AutoCloseable {
             try {
                 server.launch();
                 server.execute("postgres", "CREATE DATABASE " + DATABASE);
+                server.tracked = Leftovers.track("postgres on port " + server.port, server::release);
                 return server;
             } catch (IOException e) {
                 failure = e;
                 server.stopQuietly();
             }
         }
+        // Nobody will close a server that never started: its cluster directory goes now.
+        new PostgresServer(bin, dir, 0).release();
         throw failure;
     }
 
@@ -232,6 +237,13 @@ public final class PostgresServer implements AutoCloseable {
     /** Stops the server and deletes its directory. */
     @Override
     public void close() {
+        if (tracked != null) {
+            tracked.close();
+        }
+        release();
+    }
+
+    private void release() {
         stopQuietly();
         try (Stream<Path> files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());

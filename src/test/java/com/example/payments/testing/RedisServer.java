@@ -34,6 +34,8 @@ public final class RedisServer implements AutoCloseable {
     private final List<String> output = new CopyOnWriteArrayList<>();
     private volatile Process process;
 
+    private Leftovers.Handle tracked;
+
     private RedisServer(int port, boolean tls, List<String> extraArgs, Path dir) {
         this.port = port;
         this.tls = tls;
@@ -94,6 +96,7 @@ public final class RedisServer implements AutoCloseable {
             RedisServer server = new RedisServer(freePort(), tls, extraArgs, dir);
             try {
                 server.launch();
+                server.tracked = Leftovers.track("redis-server on port " + server.port, server::release);
                 return server;
             } catch (IOException e) {
                 failure = e;
@@ -233,6 +236,13 @@ public final class RedisServer implements AutoCloseable {
     /** Stops the server and deletes its working directory. */
     @Override
     public void close() {
+        if (tracked != null) {
+            tracked.close();
+        }
+        release();
+    }
+
+    private void release() {
         stop();
         try (var files = Files.walk(dir)) {
             files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());

@@ -30,6 +30,9 @@ public final class ServiceProcess implements AutoCloseable {
     private static final String MAIN_CLASS = "com.example.payments.Main";
     private static final Pattern STARTED = Pattern.compile(
             "serving business traffic on port (\\d+), health probes and metrics on port (\\d+)");
+    // Logged right before the business listener closes its port (graceful drain, or naive mode's stop).
+    private static final Pattern BUSINESS_CLOSING = Pattern.compile(
+            "business listener stops accepting|stopping both listeners now");
 
     /**
      * One line of the child's output.
@@ -44,10 +47,19 @@ public final class ServiceProcess implements AutoCloseable {
     private final List<Line> output = new CopyOnWriteArrayList<>();
     private volatile int businessPort = -1;
     private volatile int healthPort = -1;
+    private volatile boolean businessClosing;
+    private volatile OpenApiContract.Registration contract;
+    private final Leftovers.Handle tracked;
     private final Thread pump;
 
     private ServiceProcess(Process process) {
         this.process = process;
+        this.tracked = Leftovers.track("service process pid " + process.pid(), this::kill);
+        // Every stop path ends here, whoever stopped it (a signal, a crash, close()): the port is free from now on.
+        process.onExit().thenRun(() -> {
+            forgetBusinessListener();
+            tracked.close();
+        });
         this.pump = Thread.ofPlatform().daemon(true).name("child-output").start(this::pump);
     }
 
@@ -57,10 +69,23 @@ public final class ServiceProcess implements AutoCloseable {
      * @param properties system properties, e.g. {@code shutdown.pre-drain-delay=PT2S}; ports default to 0
      * @param env        extra environment variables
      * @return the running process
-     * @throws IOException when the JVM cannot be launched or does not start within 30 s
+     * @throws IOException when the JVM cannot be launched or does not start within 60 s
      */
     public static ServiceProcess start(Map<String, String> properties, Map<String, String> env) throws IOException {
-        return start(properties, env, false, 0);
+        return start(properties, env, false, 0, false);
+    }
+
+    /**
+     * Starts the service on one CPU, as a pod with a CPU limit of 1 would run it: the JVM pinned to CPU 0
+     * ({@code taskset -c 0}) and told it has one processor ({@code -XX:ActiveProcessorCount=1}, so the virtual thread
+     * scheduler has one carrier thread and the JIT one compiler thread of each kind).
+     *
+     * @param properties system properties; ports default to 0
+     * @return the running process
+     * @throws IOException when it does not start within 30 s
+     */
+    public static ServiceProcess startOnOneCpu(Map<String, String> properties) throws IOException {
+        return start(properties, Map.of(), false, 0, true);
     }
 
     /**
@@ -70,10 +95,10 @@ public final class ServiceProcess implements AutoCloseable {
      * @param properties system properties; ports default to 0
      * @param fileLimit  {@code ulimit -n} of the service
      * @return the running process
-     * @throws IOException when it does not start within 30 s
+     * @throws IOException when it does not start within 60 s
      */
     public static ServiceProcess startWithFileLimit(Map<String, String> properties, int fileLimit) throws IOException {
-        return start(properties, Map.of(), false, fileLimit);
+        return start(properties, Map.of(), false, fileLimit, false);
     }
 
     /**
@@ -84,17 +109,23 @@ public final class ServiceProcess implements AutoCloseable {
      *
      * @param properties system properties; ports default to 0
      * @return the running process
-     * @throws IOException when the JVM cannot be launched or does not start within 30 s
+     * @throws IOException when the JVM cannot be launched or does not start within 60 s
      */
     public static ServiceProcess startWithTestClasses(Map<String, String> properties) throws IOException {
-        return start(properties, Map.of(), true, 0);
+        return start(properties, Map.of(), true, 0, false);
     }
 
     private static ServiceProcess start(Map<String, String> properties, Map<String, String> env, boolean testClasses,
-                                        int fileLimit) throws IOException {
+                                        int fileLimit, boolean oneCpu) throws IOException {
         Path jar = BuiltJar.path();
         List<String> command = new ArrayList<>();
+        if (oneCpu) {
+            command.addAll(List.of("taskset", "-c", "0"));
+        }
         command.add(javaBinary());
+        if (oneCpu) {
+            command.add("-XX:ActiveProcessorCount=1");
+        }
         command.add("-Dserver.port=" + properties.getOrDefault("server.port", "0"));
         command.add("-Dhealth-server.port=" + properties.getOrDefault("health-server.port", "0"));
         withTestKeys(properties, env).forEach((key, value) -> {
@@ -111,7 +142,7 @@ public final class ServiceProcess implements AutoCloseable {
             command.add("-jar");
             command.add(jar.toString());
         }
-        return launch(withFileLimit(command, fileLimit), env, Duration.ofSeconds(30));
+        return launch(withFileLimit(command, fileLimit), env, Duration.ofSeconds(60));
     }
 
     /**
@@ -179,7 +210,7 @@ public final class ServiceProcess implements AutoCloseable {
      * @param properties system properties
      * @param env        extra environment variables
      * @return exit status and output lines
-     * @throws Exception when it does not exit within 30 s
+     * @throws Exception when it does not exit within 60 s
      */
     public static Exited runToExit(Map<String, String> properties, Map<String, String> env) throws Exception {
         return runToExit(properties, env, 0);
@@ -192,7 +223,7 @@ public final class ServiceProcess implements AutoCloseable {
      * @param env        extra environment variables
      * @param fileLimit  {@code ulimit -n}, or 0 for none
      * @return exit status and output lines
-     * @throws Exception when it does not exit within 30 s
+     * @throws Exception when it does not exit within 60 s
      */
     public static Exited runToExit(Map<String, String> properties, Map<String, String> env, int fileLimit)
             throws Exception {
@@ -204,7 +235,7 @@ public final class ServiceProcess implements AutoCloseable {
         builder.environment().remove("APP_CONFIG_FILE");
         builder.environment().putAll(env);
         service = new ServiceProcess(builder.start());
-        if (!service.process.waitFor(30, TimeUnit.SECONDS)) {
+        if (!service.process.waitFor(60, TimeUnit.SECONDS)) {
             service.process.destroyForcibly();
             throw new IllegalStateException("Service did not exit: " + service.output());
         }
@@ -360,6 +391,7 @@ public final class ServiceProcess implements AutoCloseable {
                 return;
             }
             if (!process.isAlive()) {
+                close();
                 throw new IOException("Service exited with " + process.exitValue() + ":\n" + String.join("\n", output()));
             }
             try {
@@ -369,7 +401,8 @@ public final class ServiceProcess implements AutoCloseable {
                 throw new IOException(e);
             }
         }
-        process.destroyForcibly();
+        // Nobody gets this object to close: stop it now, so it leaves nothing behind.
+        close();
         throw new IOException("Service did not start within " + timeout + ":\n" + String.join("\n", output()));
     }
 
@@ -382,8 +415,11 @@ public final class ServiceProcess implements AutoCloseable {
                 Matcher matcher = STARTED.matcher(line);
                 if (matcher.find()) {
                     healthPort = Integer.parseInt(matcher.group(2));
-                    businessPort = Integer.parseInt(matcher.group(1));
-                    OpenApiContract.businessListener(businessPort);
+                    int port = Integer.parseInt(matcher.group(1));
+                    contract = OpenApiContract.businessListener(port, () -> process.isAlive() && !businessClosing);
+                    businessPort = port;
+                } else if (BUSINESS_CLOSING.matcher(line).find()) {
+                    forgetBusinessListener();
                 }
             }
         } catch (IOException e) {
@@ -395,10 +431,23 @@ public final class ServiceProcess implements AutoCloseable {
         return ProcessHandle.current().info().command().orElse("java");
     }
 
+    private void forgetBusinessListener() {
+        businessClosing = true;
+        OpenApiContract.Registration registered = contract;
+        if (registered != null) {
+            registered.close();
+        }
+    }
+
     /** Kills the process if it is still running (SIGKILL), so no test leaves a JVM behind. */
     @Override
     public void close() {
-        OpenApiContract.stopped(businessPort);
+        tracked.close();
+        kill();
+    }
+
+    private void kill() {
+        forgetBusinessListener();
         if (process.isAlive()) {
             process.destroyForcibly();
             try {

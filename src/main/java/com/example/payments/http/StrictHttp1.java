@@ -1,32 +1,41 @@
 package com.example.payments.http;
 
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
-import java.util.regex.Pattern;
 
 import io.helidon.common.buffers.BufferData;
 import io.helidon.common.buffers.DataReader;
 import io.helidon.common.buffers.DataWriter;
 import io.helidon.common.socket.HelidonSocket;
 import io.helidon.common.socket.PeerInfo;
-import io.helidon.http.BadRequestException;
+import io.helidon.http.Headers;
+import io.helidon.http.HttpPrologue;
+import io.helidon.http.Status;
 import io.helidon.webserver.ConnectionContext;
 import io.helidon.webserver.ListenerContext;
 import io.helidon.webserver.ProxyProtocolData;
 import io.helidon.webserver.Router;
 import io.helidon.webserver.http1.Http1Config;
+import io.helidon.webserver.http1.Http1ConnectionListener;
 import io.helidon.webserver.http1.Http1ConnectionSelector;
 import io.helidon.webserver.spi.ServerConnection;
 import io.helidon.webserver.spi.ServerConnectionSelector;
 
 /**
- * Helidon's HTTP/1.1 connections, with the framing of chunked request bodies held to RFC 9112 section 7.1
- * ({@code chunk = chunk-size [ chunk-ext ] CRLF chunk-data CRLF}, {@code chunk-size = 1*HEXDIG}) where Helidon 4.5.0 is
- * lenient: each chunk's data must end in CRLF, and a chunk-size line must be hexadecimal digits only (Helidon also
- * takes {@code +9f} as {@code 9f}).
+ * Helidon's HTTP/1.1 connections, read through a {@link StrictRequestReader}: where Helidon 4.5.0 is lenient or fails
+ * with a 500 on a client's bytes, the request is refused with the 4xx RFC 9112 asks for and the connection closed.
+ * <ul>
+ *     <li>A request line whose method is not a token ({@code G(T}, {@code {"merchantId":}, a control byte, also the
+ *     bytes left after a too-short {@code Content-Length}): 400 (Helidon: 500 and a logged stack trace). A method
+ *     that differs from a recognized one only in case ({@code get}): 501 (Helidon serves it as {@code GET}).</li>
+ *     <li>Chunked framing (RFC 9112 section 7.1): chunk data not followed by CRLF, a chunk size that is not hex
+ *     digits (a signed one, {@code +9f}, included), a body that is not chunked at all under
+ *     {@code Transfer-Encoding: chunked}: 400 at the first wrong byte.</li>
+ * </ul>
  *
- * <p>Why: Helidon 4.5.0 skips the two bytes after a chunk's data without looking at them, so
+ * <p>Why the chunk data rule: Helidon 4.5.0 skips the two bytes after a chunk's data without looking at them, so
  * {@code 5\r\nhelloXX0\r\n\r\n} is read as the body {@code hello}. On its own that only accepts a broken
  * message, but next to a proxy in front of the service that reads the same bytes differently (one that also accepts a
  * bare LF there, as many do), the two disagree on where the body ends: with {@code 5\r\nhello\n45\r\n...} the
@@ -34,20 +43,16 @@ import io.helidon.webserver.spi.ServerConnectionSelector;
  * proxy forwarded as the body as the next request on the connection. That is request smuggling: a request the proxy
  * never saw (and never authenticated, routed or logged) runs here, or swallows the next client's request. A signed
  * chunk size is the same kind: a proxy that stops at the first character that is not a hex digit reads {@code +9f}
- * as a last chunk. Such a chunk is now refused: 400 (the route's problem, or the listener's direct handler) and the
- * connection closed, so nothing after it is read as a request.
+ * as a last chunk.
  *
- * <p>How: Helidon has no option for it, so the connection is Helidon's own, handed a data reader that refuses to skip
- * two bytes that are not CRLF, and to return a line that is neither empty nor hexadecimal digits. In Helidon's
- * HTTP/1.1 parser every other two-byte skip is a line end it has already found, and whole lines are read only for
- * chunk sizes and the end of a chunked body (the request line and headers are parsed in place), so only the
- * unchecked cases can fail.
+ * <p>How: Helidon has no option for either, so the connection is Helidon's own, handed the strict reader; a send
+ * listener tells the reader that a response was written, so that the next line read whole is a request line.
  */
-public final class StrictChunkedFraming implements ServerConnectionSelector {
+public final class StrictHttp1 implements ServerConnectionSelector {
 
     private final Http1ConnectionSelector http1;
 
-    private StrictChunkedFraming(Http1ConnectionSelector http1) {
+    private StrictHttp1(Http1ConnectionSelector http1) {
         this.http1 = http1;
     }
 
@@ -58,8 +63,14 @@ public final class StrictChunkedFraming implements ServerConnectionSelector {
      * @param config the listener's HTTP/1.1 settings (prologue and header limits, receive and send listeners)
      * @return the selector
      */
-    public static StrictChunkedFraming create(Http1Config config) {
-        return new StrictChunkedFraming(Http1ConnectionSelector.builder().config(config).build());
+    public static StrictHttp1 create(Http1Config config) {
+        // One send listener that also calls the configured ones: Helidon 4.5.0's composite of several listeners
+        // calls none of them for status, prologue or headers (Http1ConnectionListenerUtil.ListFrameListener).
+        Http1Config withRequestEnds = Http1Config.builder()
+                .from(config)
+                .sendListeners(List.of(new RequestEnds(config.compositeSendListener())))
+                .build();
+        return new StrictHttp1(Http1ConnectionSelector.builder().config(withRequestEnds).build());
     }
 
     @Override
@@ -79,62 +90,38 @@ public final class StrictChunkedFraming implements ServerConnectionSelector {
 
     @Override
     public ServerConnection connection(ConnectionContext ctx) {
-        return http1.connection(new StrictContext(ctx, new StrictReader(ctx.dataReader())));
+        return http1.connection(new StrictContext(ctx, new StrictRequestReader(ctx.dataReader())));
     }
 
-    /** The connection's data reader: what the socket's reader has, with line ends and chunk sizes checked. */
-    private static final class StrictReader extends DataReader {
+    /** Tells a connection's reader that a response was written, then the listener configured for the listener. */
+    private record RequestEnds(Http1ConnectionListener configured) implements Http1ConnectionListener {
 
-        private static final Pattern CHUNK_SIZE = Pattern.compile("[0-9A-Fa-f]+");
-
-        private int readingData;
-
-        // The supplier constructor is the only one a subclass can call in Helidon 4.5 (deprecated for removal in
-        // favour of a factory that cannot be subclassed); a Helidon without it fails the build here, not at run time.
-        @SuppressWarnings("removal")
-        private StrictReader(DataReader socket) {
-            super(() -> {
-                socket.ensureAvailable();
-                return socket.readBytes(socket.available());
-            }, false);
+        @Override
+        public void status(ConnectionContext ctx, Status status) {
+            if (ctx instanceof StrictContext strict) {
+                strict.reader.requestLineNext();
+            }
+            configured.status(ctx, status);
         }
 
         @Override
-        public void skip(int length) {
-            // Data of two bytes is skipped by readBuffer below; any other skip of two is a line end.
-            if (length == 2 && readingData == 0 && !startsWithNewLine()) {
-                throw new BadRequestException("Chunk data not followed by CRLF");
-            }
-            super.skip(length);
+        public void prologue(ConnectionContext ctx, HttpPrologue prologue) {
+            configured.prologue(ctx, prologue);
         }
 
         @Override
-        public String readLine() {
-            String line = super.readLine();
-            if (!line.isEmpty() && !CHUNK_SIZE.matcher(line).matches()) {
-                throw new BadRequestException("Chunk size not hexadecimal digits");
-            }
-            return line;
+        public void headers(ConnectionContext ctx, Headers headers) {
+            configured.headers(ctx, headers);
         }
 
         @Override
-        public BufferData readBuffer() {
-            readingData++;
-            try {
-                return super.readBuffer();
-            } finally {
-                readingData--;
-            }
+        public void data(ConnectionContext ctx, BufferData data) {
+            configured.data(ctx, data);
         }
 
         @Override
-        public BufferData readBuffer(int length) {
-            readingData++;
-            try {
-                return super.readBuffer(length);
-            } finally {
-                readingData--;
-            }
+        public void data(ConnectionContext ctx, byte[] data, int position, int length) {
+            configured.data(ctx, data, position, length);
         }
     }
 
@@ -142,9 +129,9 @@ public final class StrictChunkedFraming implements ServerConnectionSelector {
     private static final class StrictContext implements ConnectionContext {
 
         private final ConnectionContext socket;
-        private final DataReader reader;
+        private final StrictRequestReader reader;
 
-        private StrictContext(ConnectionContext socket, DataReader reader) {
+        private StrictContext(ConnectionContext socket, StrictRequestReader reader) {
             this.socket = socket;
             this.reader = reader;
         }
