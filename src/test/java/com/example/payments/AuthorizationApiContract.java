@@ -149,6 +149,38 @@ abstract class AuthorizationApiContract {
         assertThat(json(reused).get("status").asInt(), is(422));
     }
 
+    @ParameterizedTest(name = "{0} then {1}")
+    @CsvSource({
+            "absent, empty",
+            "empty, absent",
+            "absent, null",
+            "null, absent",
+            "empty, null",
+            "null, empty",
+    })
+    void anAbsentANullAndAnEmptyReferenceAreDifferentRequestsUnderOneKey(String first, String second)
+            throws Exception {
+        String key = key();
+        assertThat(service.post(key, withReference(first)).statusCode(), is(201));
+        HttpResponse<String> reused = service.post(key, withReference(second));
+        assertThat(reused.statusCode(), is(422));
+        assertThat(reused.headers().firstValue("Content-Type").orElseThrow(), is("application/problem+json"));
+        // Each state replays itself.
+        HttpResponse<String> again = service.post(key, withReference(first));
+        assertThat(again.statusCode(), is(201));
+        assertThat(again.headers().firstValue("Idempotent-Replayed").orElseThrow(), is("true"));
+    }
+
+    // The valid body with its reference absent, JSON null or the empty string.
+    private static String withReference(String state) {
+        return switch (state) {
+        case "absent" -> Http.VALID_BODY.replace("\"reference\":\"order-42\",", "");
+        case "null" -> Http.VALID_BODY.replace("\"order-42\"", "null");
+        case "empty" -> Http.VALID_BODY.replace("\"order-42\"", "\"\"");
+        default -> throw new IllegalArgumentException(state);
+        };
+    }
+
     @Test
     void theSameKeyFromAnotherMerchantIsAnotherRequest() throws Exception {
         String key = key();
@@ -172,7 +204,8 @@ abstract class AuthorizationApiContract {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {"\"\"", "\"unterminated", "\"bad\\escape\"", "\"tab\there\""})
+    @CsvSource(delimiter = '|', value = {"\"\"", "\"unterminated", "\"bad\\escape\"", "\"tab\there\"", "a, b",
+            "\"a\", \"b\"", "\"a\";v=1", "with space"})
     void anInvalidIdempotencyKeyIsABadRequest(String header) throws Exception {
         assertThat(service.post(header, Http.VALID_BODY).statusCode(), is(400));
     }
@@ -181,8 +214,11 @@ abstract class AuthorizationApiContract {
     void aKeyOf255PrintableCharactersIsAcceptedAnd256IsNot() throws Exception {
         String key255 = "k".repeat(200) + " !#$%&'()*+,-./:;<=>?@[]^_`{|}~".repeat(2).substring(0, 55);
         assertThat(key255.length(), is(255));
-        assertThat(service.post(key255, Http.VALID_BODY).statusCode(), is(201));
-        assertThat(service.post(key255 + "x", Http.VALID_BODY).statusCode(), is(400));
+        // Spaces, commas and the other delimiters are key characters only inside an sf-string.
+        assertThat(service.post("\"" + key255 + "\"", Http.VALID_BODY).statusCode(), is(201));
+        assertThat(service.post("\"" + key255 + "x\"", Http.VALID_BODY).statusCode(), is(400));
+        assertThat(service.post("k".repeat(255), Http.VALID_BODY).statusCode(), is(201));
+        assertThat(service.post("k".repeat(256), Http.VALID_BODY).statusCode(), is(400));
     }
 
     @ParameterizedTest

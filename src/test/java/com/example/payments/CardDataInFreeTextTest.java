@@ -42,6 +42,7 @@ class CardDataInFreeTextTest {
         logs.close();
         assertThat(text, not(containsString("4000056655665556")));
         assertThat(text, not(containsString("3782 822463 10005")));
+        assertThat(text, not(containsString("4111.1111.1111.1111")));
     }
 
     @ParameterizedTest
@@ -54,6 +55,19 @@ class CardDataInFreeTextTest {
             "3782 822463 10005",
             "card 4000056655665556 cvc 737",
             "\uFF14\uFF10\uFF10\uFF10\uFF10\uFF15\uFF16\uFF16\uFF15\uFF15\uFF16\uFF16\uFF15\uFF15\uFF15\uFF16",
+            // other separators: one or two of Zs, Pd, Cf and . _ / + ,
+            "4111.1111.1111.1111",
+            "4111_1111_1111_1111",
+            "4111+1111+1111+1111",
+            "4111,1111,1111,1111",
+            "4111/1111/1111/1111",
+            "4111  1111  1111  1111",
+            "4111\u20131111\u20131111\u20131111",
+            "4111\u200B1111\u200B1111\u200B1111",
+            "4111\u00A01111\u00A01111\u00A01111",
+            "4111\u00AD1111\u00AD1111\u00AD1111",
+            "order 4000.0566.5566.5556 paid",
+            "3782.822463.10005",
     })
     void aCardNumberInTheReferenceIsRefusedAndNeverStored(String reference) throws Exception {
         String key = key();
@@ -92,7 +106,13 @@ class CardDataInFreeTextTest {
             "a UUID, 0b7e7d4a-2c1f-4e8a-9d3b-5f6a7c8d9e0f",
             "a UUID whose digits pass the Luhn check, 47470277-1795-4328-83ea-3a2051c9a4c4",
             "a hex id glued to Luhn-valid digits, 8f6753cd-0751-4298-9190-745609bbe3c6",
-            "digits two separators apart, 4000  0566  5566  5556",
+            "digits three separators apart, 4000   0566   5566   5556",
+            "a list of amounts, '12.99, 45.00, 100.00, 7.50, 1.299.00'",
+            "IPv4 addresses, 10.0.0.1/10.0.0.2/192.168.100.200",
+            "dates, 2026-12-01_2026-12-02_2026-12-03",
+            "a phone number, +49 152 59469851",
+            "an invoice number, INV/2026/11/004567",
+            "Luhn-valid digits not laid out as a card number, 41.11.11.11.11.11.11.11",
     })
     void otherNumbersInTheReferenceAreAccepted(String name, String reference) throws Exception {
         HttpResponse<String> response = service.post(key(), body("m_123", reference));

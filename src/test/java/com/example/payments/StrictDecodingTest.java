@@ -2,7 +2,6 @@ package com.example.payments;
 
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.UUID;
@@ -24,8 +23,9 @@ import static org.hamcrest.Matchers.is;
 
 /**
  * Request bodies are decoded strictly as UTF-8 JSON (RFC 8259 sections 8.1 and 8.2). A body that is
- * not gets 400 naming the field, and claims nothing: the same key then serves a valid request as a new one. Over the
- * wire, both listeners started through Main's wiring.
+ * not (bad bytes, a byte order mark, UTF-16 or UTF-32 with or without one, a NUL byte) gets 400 naming the field or
+ * the encoding, and claims nothing: the same key then serves a valid request as a new one. A charset other than UTF-8
+ * in {@code Content-Type} gets 415. Over the wire, both listeners started through Main's wiring.
  */
 class StrictDecodingTest {
 
@@ -105,22 +105,82 @@ class StrictDecodingTest {
         assertThat(error(response).get("detail").asText(), containsString("byte order mark"));
     }
 
-    @Test
-    void aUtf16BodyIsABadRequest() throws Exception {
-        HttpResponse<String> response = post(key(), Http.VALID_BODY.getBytes(StandardCharsets.UTF_16));
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+            "UTF-16LE without a BOM, UTF-16LE, , UTF-16LE",
+            "UTF-16BE without a BOM, UTF-16BE, , UTF-16BE",
+            "UTF-16LE with a BOM, UTF-16LE, fffe, UTF-16LE",
+            "UTF-16BE with a BOM, UTF-16BE, feff, UTF-16BE",
+            "UTF-32LE without a BOM, UTF-32LE, , UTF-32LE",
+            "UTF-32BE without a BOM, UTF-32BE, , UTF-32BE",
+            "UTF-32LE with a BOM, UTF-32LE, fffe0000, UTF-32LE",
+            "UTF-32BE with a BOM, UTF-32BE, 0000feff, UTF-32BE",
+    })
+    void aBodyInAnotherUnicodeEncodingIsABadRequestNamingTheEncoding(String name, String charset, String bomHex,
+                                                                     String named) throws Exception {
+        byte[] text = Http.VALID_BODY.getBytes(java.nio.charset.Charset.forName(charset));
+        byte[] body = bomHex == null ? text : Bytes.concat(HexFormat.of().parseHex(bomHex), text);
+        String key = key();
+        double calls = service.authorizerInvocations();
+        HttpResponse<String> response = post(key, body);
         assertThat(response.statusCode(), is(400));
+        assertThat(response.headers().firstValue("Content-Type").orElseThrow(), is("application/problem+json"));
         assertThat(error(response).get("pointer").asText(), is("#"));
+        assertThat(error(response).get("detail").asText(), containsString(named));
+        assertThat(service.authorizerInvocations(), is(calls));
+        // Nothing was claimed: the key serves the same request in UTF-8 as a new one.
+        HttpResponse<String> utf8 = post(key, Bytes.utf8(Http.VALID_BODY));
+        assertThat(utf8.statusCode(), is(201));
+        assertThat(utf8.headers().firstValue("Idempotent-Replayed").isPresent(), is(false));
     }
 
-    @Test
-    void aCharsetParameterDoesNotMakeLatin1Acceptable() throws Exception {
-        HttpResponse<String> response = Http.client().send(Http.request(service.business("/v1/authorizations"))
-                .header("Content-Type", "application/json; charset=iso-8859-1").header("Idempotency-Key", key())
-                .POST(HttpRequest.BodyPublishers.ofByteArray(
-                        Http.VALID_BODY.replace("order-42", "caf\u00e9").getBytes(StandardCharsets.ISO_8859_1)))
-                .build(), HttpResponse.BodyHandlers.ofString());
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+            "NUL before the body, 00",
+            "NUL after the body, END00",
+            "NUL inside a string, order-\u0000",
+    })
+    void aNulByteAnywhereIsABadRequest(String name, String where) throws Exception {
+        byte[] nul = {0};
+        byte[] body = switch (where) {
+        case "00" -> Bytes.concat(nul, Bytes.utf8(Http.VALID_BODY));
+        case "END00" -> Bytes.concat(Bytes.utf8(Http.VALID_BODY), nul);
+        default -> Bytes.concat(Bytes.utf8(Http.VALID_BODY.split("order-42")[0] + "order-"), nul,
+                                Bytes.utf8(Http.VALID_BODY.split("order-42")[1]));
+        };
+        HttpResponse<String> response = post(key(), body);
         assertThat(response.statusCode(), is(400));
-        assertThat(error(response).get("pointer").asText(), is("#/reference"));
+        assertThat(error(response).get("pointer").asText(), is("#"));
+        assertThat(error(response).get("detail").asText(), containsString("NUL"));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "application/json; charset=iso-8859-1",
+            "application/json; charset=utf-16",
+            "application/json; charset=UTF-16LE",
+            "application/json; charset=\"latin1\"",
+            "application/json;charset=us-ascii",
+    })
+    void aCharsetOtherThanUtf8IsAnUnsupportedMediaType(String contentType) throws Exception {
+        HttpResponse<String> response = Http.client().send(Http.request(service.business("/v1/authorizations"))
+                .header("Content-Type", contentType).header("Idempotency-Key", key())
+                .POST(HttpRequest.BodyPublishers.ofByteArray(Bytes.utf8(Http.VALID_BODY)))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode(), is(415));
+        assertThat(response.headers().firstValue("Content-Type").orElseThrow(), is("application/problem+json"));
+        assertThat(json(response).get("detail").asText(), containsString("UTF-8"));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {"application/json; charset=utf-8", "application/json; charset=UTF-8",
+            "application/json;charset=\"utf-8\"", "Application/JSON"})
+    void utf8JsonIsAcceptedWithOrWithoutItsCharset(String contentType) throws Exception {
+        HttpResponse<String> response = Http.client().send(Http.request(service.business("/v1/authorizations"))
+                .header("Content-Type", contentType).header("Idempotency-Key", key())
+                .POST(HttpRequest.BodyPublishers.ofByteArray(Bytes.utf8(Http.VALID_BODY)))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode(), is(201));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -180,6 +240,4 @@ class StrictDecodingTest {
     private static String key() {
         return "\"" + UUID.randomUUID() + "\"";
     }
-
-
 }

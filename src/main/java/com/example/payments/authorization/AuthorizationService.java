@@ -11,6 +11,7 @@ import com.example.payments.authentication.AuthFailures;
 import com.example.payments.authentication.Caller;
 import com.example.payments.http.Json;
 import com.example.payments.http.JsonBody;
+import com.example.payments.http.JsonEncoding;
 import com.example.payments.http.Problem;
 import com.example.payments.http.ProblemResponses;
 import com.example.payments.idempotency.IdempotencyKey;
@@ -18,7 +19,6 @@ import com.example.payments.idempotency.IdempotentOperation;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import io.helidon.http.HeaderName;
-import io.helidon.http.HttpMediaType;
 import io.helidon.http.Method;
 import io.helidon.http.PathMatchers;
 import io.helidon.metrics.api.MeterRegistry;
@@ -113,7 +113,7 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
     }
 
     private void authorize(ServerRequest req, ServerResponse res) {
-        if (!isJson(req.headers().contentType())) {
+        if (!JsonEncoding.isUtf8Json(req.headers().contentType())) {
             ProblemResponses.send(req, res, ProblemResponses.unsupportedMediaType());
             return;
         }
@@ -149,13 +149,6 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
         case JsonBody.Unreadable unreadable ->
                 throw ProblemResponses.sendAndClose(req, res, ProblemResponses.unreadableBody());
         };
-    }
-
-    // Exactly application/json (any parameters, such as charset): a wildcard such as */* is not a content type.
-    private static boolean isJson(Optional<HttpMediaType> contentType) {
-        return contentType.map(type -> type.mediaType().type().equalsIgnoreCase("application")
-                                       && type.mediaType().subtype().equalsIgnoreCase("json"))
-                .orElse(false);
     }
 
     private void find(ServerRequest req, ServerResponse res) {

@@ -17,9 +17,9 @@ import com.fasterxml.jackson.databind.JsonNode;
  * <p>Rules: {@code merchantId} present; {@code amount.value} an integer {@code > 0} in minor units;
  * {@code amount.currency} an ISO 4217 code; {@code card.number} a Luhn-valid string of 12 to 19 digits; expiry not in
  * the past; {@code card.cvc} 3 or 4 digits; the free-text fields {@code merchantId} and {@code reference} hold no card
- * number ({@link PanDetector}: 13 to 19 digits passing the Luhn check, also split by spaces or dashes). Error details
- * never quote the submitted value: a card number typed as a JSON number, a PAN one digit short or a CVC in the wrong
- * field must not come back in a response or a log.
+ * number ({@link PanDetector}: 13 to 19 digits passing the Luhn check, also split by spaces, dashes, dots, commas or
+ * other separators). Error details never quote the submitted value: a card number typed as a JSON number, a PAN one
+ * digit short or a CVC in the wrong field must not come back in a response or a log.
  */
 final class RequestValidator {
 
@@ -30,7 +30,7 @@ final class RequestValidator {
     private static final int MAX_REFERENCE = 128;
     // Free text is stored, replayed and returned by GET: a card number there would be kept in clear (PCI DSS 3.5.1).
     private static final String NO_CARD_DATA = "must not contain a card number (13 to 19 digits passing the Luhn "
-            + "check, also split by spaces or dashes); card data goes in #/card only";
+            + "check, also split by spaces, dashes or other separators); card data goes in #/card only";
 
     private final Clock clock;
 
@@ -87,7 +87,7 @@ final class RequestValidator {
         if (!errors.isEmpty()) {
             return new Invalid(List.copyOf(errors));
         }
-        return new Valid(new AuthorizationRequest(merchantId, reference, amount, card));
+        return new Valid(new AuthorizationRequest(merchantId, reference, referenceNode != null, amount, card));
     }
 
     private Amount amount(JsonNode node, List<FieldError> errors) {

@@ -3,6 +3,10 @@ package com.example.payments.carddata;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.Charset;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -10,8 +14,11 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>Whole lines are masked, so a PAN written in several pieces is still seen whole. {@link #flush()} does not cut a
  * line short (a {@code PrintStream} flushes after every write); only a line longer than 64 KiB is passed on in
- * pieces, each cut outside a run of digits. Bytes are read as ISO-8859-1, which maps each byte to one char and back:
- * the output is the input byte for byte except for masked ASCII digits, whatever the console's encoding.
+ * pieces, each cut outside a run of digits and separators. A line of well-formed UTF-8 holding other bytes than ASCII
+ * is read as UTF-8, so that a card number written with a no-break space, an en dash or a zero-width space between its
+ * groups is seen as the detector sees it in a log record; any other line is read as ISO-8859-1, which maps each byte
+ * to one char and back. Either way the output is the input byte for byte except for masked digits, whatever the
+ * console's encoding (well-formed UTF-8 decodes and encodes back to the same bytes).
  */
 final class MaskingOutputStream extends OutputStream {
 
@@ -68,7 +75,8 @@ final class MaskingOutputStream extends OutputStream {
         int cut = pending.length;
         for (int i = pending.length - 1; i > 0; i--) {
             byte b = pending[i - 1];
-            if (!(b >= '0' && b <= '9' || b == ' ' || b == '-')) {
+            // Digits, ASCII separators, and any byte of a multi-byte character (a Unicode separator or digit).
+            if (!(b >= '0' && b <= '9' || b < 0 || " -._/+,".indexOf(b) >= 0)) {
                 cut = i;
                 break;
             }
@@ -81,15 +89,38 @@ final class MaskingOutputStream extends OutputStream {
             return;
         }
         byte[] pending = line.toByteArray();
-        String text = new String(pending, 0, count, StandardCharsets.ISO_8859_1);
+        Charset charset = isAscii(pending, count) || !isUtf8(pending, count)
+                ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8;
+        String text = new String(pending, 0, count, charset);
         String masked = PanDetector.mask(text);
         if (masked == text) {
             out.write(pending, 0, count);
         } else {
-            out.write(masked.getBytes(StandardCharsets.ISO_8859_1));
+            out.write(masked.getBytes(charset));
         }
         line.reset();
         line.write(pending, count, pending.length - count);
         out.flush();
+    }
+
+    private static boolean isAscii(byte[] bytes, int count) {
+        for (int i = 0; i < count; i++) {
+            if (bytes[i] < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isUtf8(byte[] bytes, int count) {
+        try {
+            StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes, 0, count));
+            return true;
+        } catch (CharacterCodingException e) {
+            return false;
+        }
     }
 }

@@ -8,12 +8,22 @@ import java.util.regex.Pattern;
 
 /**
  * Finds text that looks like a card number (PAN): 13 to 19 decimal digits that pass the Luhn check, written together
- * or split into groups by single spaces or dashes ({@code 4111 1111 1111 1111}, {@code 4111-1111-1111-1111}).
+ * or split into groups ({@code 4111 1111 1111 1111}, {@code 4111-1111-1111-1111}, {@code 4111.1111.1111.1111}).
  *
- * <p>The rule, for every run of digits in which neighbouring digits are at most one separator apart:
+ * <p>Digits are grouped into a run when they are at most two separator characters apart. A separator is a Unicode
+ * space separator (Zs: space, no-break space, thin space...), a dash (Pd: hyphen-minus, en dash, em dash...), a format
+ * character (Cf: zero-width space, soft hyphen, word joiner, directional marks...) or one of {@code . _ / + ,}; a
+ * colon is not (times, ports, IPv6). The rule, for every run:
  * <ul>
  *     <li>every stretch of whole groups holding 13 to 19 digits is a candidate (so {@code 4111 1111 1111 1111 737},
- *     a PAN followed by a CVC, is still caught);</li>
+ *     a PAN followed by a CVC, is still caught) when its groups are apart by one space or one dash each, the way card
+ *     numbers have always been written;</li>
+ *     <li>a stretch with any other separator between two of its groups (a dot, a comma, two spaces, a zero-width
+ *     space, an en dash...) is a candidate only when its groups are laid out as card numbers are printed: groups of 4
+ *     digits, the last of 1 to 5 ({@code 4111.1111.1111.1111}, {@code 4111.1111.1111.1111.111}), or 4-6-4 and 4-6-5
+ *     (Diners, Amex). These separators also write amounts ({@code 12.99, 45.00}), dates, IPv4 addresses, versions
+ *     and phone numbers, whose groups are shorter or uneven: without the layout rule one list of amounts in ten would
+ *     look like a PAN;</li>
  *     <li>inside a group of more than 19 digits, every window of 13 to 19 digits is a candidate (a PAN glued into a
  *     longer number is still a PAN);</li>
  *     <li>a candidate whose digits pass the Luhn check is a PAN.</li>
@@ -24,6 +34,9 @@ import java.util.regex.Pattern;
  * judged as a whole, so a timestamp in ms or an id that fails the Luhn check is left alone (one in ten such numbers
  * passes it by chance: masking those in a log, or refusing them in free text, is the price of never keeping a PAN).
  * Digits are Unicode decimal digits ({@link Character#digit(char, int)}), so full-width digits count too.
+ *
+ * <p>Cost: every log line goes through {@link #mask}; a line whose digit runs cannot hold a candidate (fewer than 13
+ * digits, or groups not laid out as above: timestamps, lists of amounts, dates or addresses) allocates nothing.
  */
 public final class PanDetector {
 
@@ -46,7 +59,7 @@ public final class PanDetector {
      * @return {@code true} when a PAN-like sequence is found
      */
     public static boolean containsPan(CharSequence text) {
-        return text != null && !panDigits(text).isEmpty();
+        return text != null && panDigits(text) != null;
     }
 
     /**
@@ -62,12 +75,12 @@ public final class PanDetector {
             return null;
         }
         BitSet masked = panDigits(text);
-        if (masked.isEmpty()) {
+        if (masked == null) {
             return text;
         }
         char[] chars = text.toCharArray();
         // Masking splits digit runs, and the visible last four could start a new candidate: repeat until none is left.
-        while (!masked.isEmpty()) {
+        while (masked != null) {
             for (int i = masked.nextSetBit(0); i >= 0; i = masked.nextSetBit(i + 1)) {
                 chars[i] = MASK;
             }
@@ -76,12 +89,13 @@ public final class PanDetector {
         return new String(chars);
     }
 
-    // Positions (char indexes) of the digits to mask: every digit of a Luhn-valid candidate except its last four.
+    // Positions (char indexes) of the digits to mask: every digit of a Luhn-valid candidate except its last four;
+    // null when there are none. Nothing is allocated until a run may hold a candidate (most log lines hold none).
     private static BitSet panDigits(CharSequence text) {
-        BitSet result = new BitSet();
-        // The UUID-shaped tokens are found once per text, and only when a run is long enough to be judged: most log
-        // lines hold short digit runs only (a timestamp's), and the regular expression would cost more than the rest.
-        BitSet[] uuids = new BitSet[1];
+        BitSet result = null;
+        // The UUID-shaped tokens are found once per text, and only when a run is long enough to be judged: the
+        // regular expression would cost more than the rest.
+        BitSet[] uuids = null;
         int length = text.length();
         int i = 0;
         while (i < length) {
@@ -89,9 +103,19 @@ public final class PanDetector {
                 i++;
                 continue;
             }
-            i = scanRun(text, i, uuids, result);
+            int end = runEnd(text, i);
+            if (end < 0) {
+                i = -end; // no candidate possible (a timestamp's fields, a list of amounts)
+                continue;
+            }
+            if (result == null) {
+                result = new BitSet();
+                uuids = new BitSet[1];
+            }
+            scanRun(text, i, end, uuids, result);
+            i = end;
         }
-        return result;
+        return result == null || result.isEmpty() ? null : result;
     }
 
     // The chars of UUID-shaped tokens: their digits, 32 hex digits in groups of 8-4-4-4-12, are no card number.
@@ -104,76 +128,135 @@ public final class PanDetector {
         return chars;
     }
 
-    // Reads one run starting at a digit; returns the index after it.
+    // Judges the run [start, end) that runEnd found may hold a candidate.
     // uuids: a one-element holder of the text's UUID chars, filled by the first run that needs them.
-    private static int scanRun(CharSequence text, int start, BitSet[] uuids, BitSet result) {
+    private static void scanRun(CharSequence text, int start, int end, BitSet[] uuids, BitSet result) {
         int length = text.length();
-        int end = runEnd(text, start);
-        if (end < 0) {
-            return -end; // fewer than MIN_DIGITS digits (a timestamp's fields): nothing to judge, nothing allocated
-        }
-        // Within [start, end) every char is a digit or a separator between two digits (runEnd's rules).
+        // Within [start, end) every char is a digit or one of one or two separators between two digits (runEnd's
+        // rules). plainBefore[g]: group g follows one space or dash (always true for the first group).
         int[] positions = new int[16];
         int[] groupStarts = new int[8];
+        boolean[] plainBefore = new boolean[8];
         int digits = 0;
         int groups = 0;
+        plainBefore[groups] = true;
         groupStarts[groups++] = 0;
-        for (int i = start; i < end; i++) {
+        int i = start;
+        while (i < end) {
             if (isDigit(text.charAt(i))) {
                 positions = grow(positions, digits);
                 positions[digits++] = i;
+                i++;
             } else {
+                int separators = separatorsBeforeDigit(text, i);
                 groupStarts = grow(groupStarts, groups);
+                plainBefore = grow(plainBefore, groups);
+                plainBefore[groups] = isPlain(text, i, separators);
                 groupStarts[groups++] = digits;
+                i += separators;
             }
         }
         if (uuids[0] == null) {
             uuids[0] = uuids(text);
         }
-        Run run = new Run(text, positions, digits, groupStarts, groups, uuids[0],
-                          start > 0 && isHexLetter(text.charAt(start - 1)),
+        // An international phone number (+49 151 23456789: a plus, a country code of 1 to 3 digits, more groups) is
+        // no card number from its first digit on; a PAN written after a plus in one piece is still judged.
+        boolean phone = start > 0 && text.charAt(start - 1) == '+' && groups > 1 && groupStarts[1] <= 3;
+        Run run = new Run(text, positions, digits, groupStarts, plainBefore, groups, uuids[0],
+                          start > 0 && isHexLetter(text.charAt(start - 1)) || phone,
                           end < length && isHexLetter(text.charAt(end)));
         run.judge(result);
-        return end;
     }
 
-    // The end of the run starting at a digit: digits, and single spaces or dashes between two digits. Negated when the
-    // run holds fewer than MIN_DIGITS digits.
+    // The end of the run starting at a digit: digits, and runs of one or two separators between two digits. Negated
+    // when the run cannot hold a candidate: fewer than MIN_DIGITS digits, or no stretch of groups one space or dash
+    // apart long enough and no chain of groups that could be laid out as a card number (a group of 4, then groups of
+    // 4 or 6, then any group: a list of dates or amounts has none).
     private static int runEnd(CharSequence text, int start) {
         int length = text.length();
         int digits = 0;
+        int plainStretch = 0;   // digits of the current stretch of groups one space or dash apart
+        int longestPlain = 0;
+        int group = 0;          // digits of the current group
+        int chain = 0;          // digits of the current chain that could start a printed layout
+        boolean layout = false;
         int i = start;
         while (i < length) {
             char c = text.charAt(i);
             if (isDigit(c)) {
                 digits++;
+                group++;
+                plainStretch++;
                 i++;
-            } else if ((c == ' ' || c == '-') && i + 1 < length && isDigit(text.charAt(i + 1))) {
-                i++;
-            } else {
+                continue;
+            }
+            int separators = separatorsBeforeDigit(text, i);
+            if (separators == 0) {
                 break;
             }
+            layout |= chain > 0 && chain + group >= MIN_DIGITS;
+            chain = chain > 0 && (group == 4 || group == 6) ? chain + group : group == 4 ? 4 : 0;
+            longestPlain = Math.max(longestPlain, plainStretch);
+            if (!isPlain(text, i, separators)) {
+                plainStretch = 0;
+            }
+            group = 0;
+            i += separators;
         }
-        return digits >= MIN_DIGITS ? i : -i;
+        layout |= chain > 0 && chain + group >= MIN_DIGITS;
+        longestPlain = Math.max(longestPlain, plainStretch);
+        boolean mayHold = digits >= MIN_DIGITS && (longestPlain >= MIN_DIGITS || layout);
+        return mayHold ? i : -i;
+    }
+
+    // How many separators (1 or 2) start at i and are followed by a digit; 0 when none are.
+    private static int separatorsBeforeDigit(CharSequence text, int i) {
+        int length = text.length();
+        if (!isSeparator(text.charAt(i))) {
+            return 0;
+        }
+        if (i + 1 < length && isDigit(text.charAt(i + 1))) {
+            return 1;
+        }
+        return i + 2 < length && isSeparator(text.charAt(i + 1)) && isDigit(text.charAt(i + 2)) ? 2 : 0;
+    }
+
+    // One space or one dash: the separators card numbers were always written with, judged without the layout rule.
+    private static boolean isPlain(CharSequence text, int i, int separators) {
+        char c = text.charAt(i);
+        return separators == 1 && (c == ' ' || c == '-');
+    }
+
+    // Zs, Pd, Cf, and . _ / + , (not ':').
+    private static boolean isSeparator(char c) {
+        if (c < 128) {
+            return c == ' ' || c == '-' || c == '.' || c == '_' || c == '/' || c == '+' || c == ',';
+        }
+        int type = Character.getType(c);
+        return type == Character.SPACE_SEPARATOR || type == Character.DASH_PUNCTUATION || type == Character.FORMAT;
     }
 
     /**
      * One run of digits and its groups. Digits glued to a hex letter at either end belong to a hexadecimal token (a
      * UUID, a trace id): a candidate may not start or end there, or one UUID in three hundred would look like a PAN.
+     * The same holds at the start of a run that is an international phone number. {@code notFromFirst} and
+     * {@code notToLast} say so for the run's first and last digit.
      */
-    private record Run(CharSequence text, int[] positions, int digits, int[] groupStarts, int groups, BitSet uuids,
-                       boolean hexBefore, boolean hexAfter) {
+    private record Run(CharSequence text, int[] positions, int digits, int[] groupStarts, boolean[] plainBefore,
+                       int groups, BitSet uuids, boolean notFromFirst, boolean notToLast) {
 
         void judge(BitSet result) {
             for (int g = 0; g < groups; g++) {
                 int from = groupStarts[g];
+                boolean plain = true;
                 for (int h = g; h < groups; h++) {
                     int to = h + 1 < groups ? groupStarts[h + 1] : digits;
                     int count = to - from;
                     if (count > MAX_DIGITS) {
                         break;
                     }
-                    if (count >= MIN_DIGITS) {
+                    plain &= h == g || plainBefore[h];
+                    if (count >= MIN_DIGITS && (plain || printedLayout(g, h))) {
                         candidate(from, to, result);
                     }
                 }
@@ -188,8 +271,28 @@ public final class PanDetector {
             }
         }
 
+        // Groups g to h as card numbers are printed: 4-4-...-4 with a last group of 1 to 5 digits, 4-6-4 or 4-6-5.
+        private boolean printedLayout(int g, int h) {
+            if (size(g) != 4) {
+                return false;
+            }
+            if (h == g + 2 && size(g + 1) == 6 && (size(h) == 4 || size(h) == 5)) {
+                return true;
+            }
+            for (int k = g + 1; k < h; k++) {
+                if (size(k) != 4) {
+                    return false;
+                }
+            }
+            return size(h) >= 1 && size(h) <= 5;
+        }
+
+        private int size(int group) {
+            return (group + 1 < groups ? groupStarts[group + 1] : digits) - groupStarts[group];
+        }
+
         private void candidate(int from, int to, BitSet result) {
-            if (from == 0 && hexBefore || to == digits && hexAfter) {
+            if (from == 0 && notFromFirst || to == digits && notToLast) {
                 return;
             }
             int inUuid = uuids.nextClearBit(positions[from]);
@@ -227,6 +330,10 @@ public final class PanDetector {
     }
 
     private static int[] grow(int[] array, int used) {
+        return used < array.length ? array : Arrays.copyOf(array, array.length * 2);
+    }
+
+    private static boolean[] grow(boolean[] array, int used) {
         return used < array.length ? array : Arrays.copyOf(array, array.length * 2);
     }
 }

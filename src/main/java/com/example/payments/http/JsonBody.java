@@ -24,9 +24,10 @@ import io.helidon.http.Status;
 import io.helidon.webserver.http.ServerRequest;
 
 /**
- * Reads a request body as JSON strictly (RFC 8259): the bytes must be UTF-8 without a byte order mark, every string
- * must be Unicode text (no unpaired surrogate escape), and the text must be one JSON value (no trailing content, no
- * duplicate keys: see {@link Json}).
+ * Reads a request body as JSON strictly (RFC 8259): the bytes must be UTF-8 without a byte order mark and without
+ * NUL bytes (so neither UTF-16 nor UTF-32, with or without a BOM, reaches the parser's encoding detection: see
+ * {@link JsonEncoding}), every string must be Unicode text (no unpaired surrogate escape), and the text must be one
+ * JSON value (no trailing content, no duplicate keys: see {@link Json}).
  *
  * <p>Lenient decoding would replace a bad byte by U+FFFD, so two bodies that differ only in that byte would look alike
  * and one would be replayed as the other; an unpaired surrogate would turn into {@code ?} the same way when encoded.
@@ -119,18 +120,23 @@ public final class JsonBody {
     }
 
     /**
-     * Parses bytes as strict UTF-8 JSON.
+     * Parses bytes as strict UTF-8 JSON. Refused before the parser sees them (400, naming the encoding where it can
+     * be told): a byte order mark of UTF-8, UTF-16 or UTF-32; a NUL byte anywhere (UTF-16 and UTF-32 text hold one in
+     * every ASCII character, and JSON has no place for an unescaped U+0000: the parser would otherwise guess UTF-16 or
+     * UTF-32 from the first four bytes, and accept a body that a UTF-8 firewall or card scanner in front of this
+     * service read as NUL-interleaved bytes); bytes that are not well-formed UTF-8.
      *
      * @param bytes the body
      * @return the parsed body or why it is invalid (never {@link Unreadable})
      */
     static Result parse(byte[] bytes) {
-        if (bytes.length >= 3 && (bytes[0] & 0xFF) == 0xEF && (bytes[1] & 0xFF) == 0xBB && (bytes[2] & 0xFF) == 0xBF) {
-            return new Invalid(FieldError.body("#", "the body starts with a byte order mark; send UTF-8 JSON "
-                                                    + "without one (RFC 8259 section 8.1)"));
+        String wrongEncoding = JsonEncoding.notUtf8(bytes);
+        if (wrongEncoding != null) {
+            return new Invalid(FieldError.body("#", wrongEncoding + "; send UTF-8 JSON without a byte order mark "
+                                                    + "(RFC 8259 section 8.1)"));
         }
-        // Plain ASCII (nearly every request) is valid UTF-8 by construction: only other bodies pay for the strict
-        // decoder, which needs a char buffer as large as the body.
+        // Plain ASCII without NUL (nearly every request) is valid UTF-8 by construction: only other bodies pay for
+        // the strict decoder, which needs a char buffer as large as the body.
         if (!isAscii(bytes)) {
             Invalid notUtf8 = notStrictUtf8(bytes);
             if (notUtf8 != null) {
@@ -140,7 +146,8 @@ public final class JsonBody {
         JsonNode json;
         try {
             // From the bytes: Jackson's UTF-8 parser reads the array in place, with no Reader and no char buffer
-            // of its own per request (buffers come from the mapper's shared pool, see Json).
+            // of its own per request (buffers come from the mapper's shared pool, see Json). Its encoding detection
+            // (a BOM, or NUL bytes among the first four) cannot fire: both were refused above.
             json = Json.mapper().readTree(bytes);
         } catch (JsonProcessingException e) {
             JsonLocation at = e.getLocation();

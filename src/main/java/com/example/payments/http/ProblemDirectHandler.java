@@ -175,10 +175,7 @@ public final class ProblemDirectHandler implements DirectHandler {
     }
 
     private static boolean isJson(TransportRequest request) {
-        return request.headers().contentType()
-                .map(type -> type.mediaType().type().equalsIgnoreCase("application")
-                             && type.mediaType().subtype().equalsIgnoreCase("json"))
-                .orElse(false);
+        return JsonEncoding.isUtf8Json(request.headers().contentType());
     }
 
     private static Problem internal(EventType eventType) {

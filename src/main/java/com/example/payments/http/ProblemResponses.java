@@ -116,13 +116,14 @@ public final class ProblemResponses {
     }
 
     /**
-     * 415 for a body that is not {@code application/json}.
+     * 415 for a body that is not {@code application/json}, or is announced in a charset other than UTF-8.
      *
      * @return the problem
      */
     public static Problem unsupportedMediaType() {
         return Problem.of("unsupported-media-type", "Unsupported media type", 415,
-                          "Send the request body as application/json.");
+                          "Send the request body as application/json in UTF-8 (no charset parameter, or "
+                          + "charset=utf-8).");
     }
 
     /**

@@ -15,7 +15,8 @@ final class IdempotencyProblems {
     static Problem invalidKey(int headers, String route) {
         String detail = switch (headers) {
         case 0 -> "Idempotency-Key header is required for " + route + ".";
-        case 1 -> "Idempotency-Key must be 1 to 255 printable ASCII characters, as a quoted string or a bare token.";
+        case 1 -> "Idempotency-Key must be exactly one key of 1 to 255 printable ASCII characters, as a "
+                   + "quoted string or a bare token (no list, no parameters).";
         default -> "Send exactly one Idempotency-Key header.";
         };
         return Problem.of("invalid-idempotency-key", "Invalid Idempotency-Key", 400, detail)

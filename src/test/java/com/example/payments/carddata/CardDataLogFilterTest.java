@@ -124,6 +124,22 @@ class CardDataLogFilterTest {
     }
 
     @Test
+    void theConsoleStreamMasksCardNumbersWithUnicodeSeparatorsAndKeepsOtherBytes() {
+        ByteArrayOutputStream console = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(new MaskingOutputStream(console), true, StandardCharsets.UTF_8);
+        out.print("en dash 4111\u20131111\u20131111\u20131111, no-break 4111\u00A01111\u00A01111\u00A01111 \u00e9\n");
+        out.print("zero-width 4111\u200B1111\u200B1111\u200B1111 and dots 4111.1111.1111.1111\n");
+        assertThat(console.toString(StandardCharsets.UTF_8),
+                   is("en dash ****\u2013****\u2013****\u20131111, no-break ****\u00A0****\u00A0****\u00A01111 \u00e9\n"
+                      + "zero-width ****\u200B****\u200B****\u200B1111 and dots ****.****.****.1111\n"));
+        // A line that is not UTF-8 (a Latin-1 byte) is still masked, and its other bytes pass unchanged.
+        ByteArrayOutputStream latin1 = new ByteArrayOutputStream();
+        PrintStream raw = new PrintStream(new MaskingOutputStream(latin1), true, StandardCharsets.ISO_8859_1);
+        raw.print("caf\u00e9 4111.1111.1111.1111\n");
+        assertThat(latin1.toByteArray(), is("caf\u00e9 ****.****.****.1111\n".getBytes(StandardCharsets.ISO_8859_1)));
+    }
+
+    @Test
     void anOverlongLineIsCutOutsideARunOfDigits() {
         ByteArrayOutputStream console = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(new MaskingOutputStream(console), true, StandardCharsets.UTF_8);

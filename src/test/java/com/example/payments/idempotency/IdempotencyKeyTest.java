@@ -20,7 +20,10 @@ class IdempotencyKeyTest {
             "order-42#order-42",
             "\"with space\"#with space",
             "\"esc\\\"aped\\\\\"#esc\"aped\\",
-            "\"a\"#a"})
+            "\"a\"#a",
+            "8e03978e-40d5-43e8-bc93-6894a57f9324#8e03978e-40d5-43e8-bc93-6894a57f9324",
+            "tenant/order:42#tenant/order:42",
+            "\"a, b\"#a, b"})
     void validKeysAreUnquoted(String header, String key) {
         assertThat(IdempotencyKey.parse(header), is(Optional.of(new IdempotencyKey(key))));
     }
@@ -29,6 +32,13 @@ class IdempotencyKeyTest {
     @ValueSource(strings = {"\"\"", "\"", "\"open", "\"in\"side\"", "\"bad\\escape\"", "caf\u00e9", "tab\there",
             "\"trailing\\\""})
     void invalidKeysAreRejected(String header) {
+        assertThat(IdempotencyKey.parse(header), is(Optional.empty()));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"a, b", "a,b", "\"a\", \"b\"", "\"a\",\"b\"", "a, \"b\"", "\"a\";v=1", "a;v=1",
+            "with space", "a=b", "(a)", "a\"b", "a,", ",a"})
+    void anythingButExactlyOneStringOrTokenIsRejected(String header) {
         assertThat(IdempotencyKey.parse(header), is(Optional.empty()));
     }
 
