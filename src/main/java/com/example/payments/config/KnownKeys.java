@@ -1,7 +1,6 @@
 package com.example.payments.config;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -149,7 +148,7 @@ public final class KnownKeys {
         environment.keySet().stream().sorted().forEach(name -> {
             String variable = variable(name);
             if (ours(variable) && !knownVariable(variable)) {
-                String closest = closest(variable, byVariable.keySet(), '_');
+                String closest = ClosestKey.closest(variable, byVariable.keySet(), '_');
                 warnings.add("Environment variable " + name + " sets no key of this service and is ignored; the "
                              + "closest known key is " + byVariable.get(closest) + " (" + closest + ")");
             }
@@ -194,8 +193,8 @@ public final class KnownKeys {
 
     private ConfigurationException unknown(String key, String source) {
         return new ConfigurationException(key, "not a key of this service (set by " + source + "); the closest known "
-                + "key is " + closest(key, suggestions, '.') + "; allowed: the keys of docs/configuration.md (under server and "
-                + "health-server, Helidon's listener options)");
+                + "key is " + ClosestKey.closest(key, suggestions, '.') + "; allowed: the keys of "
+                + "docs/configuration.md (under server and health-server, Helidon's listener options)");
     }
 
     // The JDK's networking properties share the root "http" with this service's http.* keys, which are all
@@ -213,52 +212,5 @@ public final class KnownKeys {
     // How an environment variable names a key: dots and dashes as underscores, upper case (HEALTH_PROBER_INTERVAL).
     private static String variable(String key) {
         return key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
-    }
-
-    /**
-     * The candidate nearest to a key: among the candidates of the deepest section the key shares with any of them
-     * ({@code warm-up} for {@code warm-up.enabled}; all of them when it shares none, as for a mistyped section), the
-     * one at the smallest edit distance (Levenshtein: insertions, deletions, substitutions), the alphabetically first
-     * on a tie.
-     *
-     * @param key        an unknown key, or an environment variable's name
-     * @param candidates known keys, or their variables' names
-     * @param separator  between sections: {@code .} for keys, {@code _} for variables
-     * @return the nearest candidate
-     */
-    static String closest(String key, Set<String> candidates, char separator) {
-        List<String> pool = List.copyOf(candidates);
-        for (int end = key.lastIndexOf(separator); end > 0; end = key.lastIndexOf(separator, end - 1)) {
-            String section = key.substring(0, end + 1);
-            List<String> inSection = candidates.stream().filter(candidate -> candidate.startsWith(section)).toList();
-            if (!inSection.isEmpty()) {
-                pool = inSection;
-                break;
-            }
-        }
-        return pool.stream()
-                .min(Comparator.comparingInt((String candidate) -> distance(key, candidate))
-                             .thenComparing(Comparator.naturalOrder()))
-                .orElseThrow();
-    }
-
-    // Levenshtein distance, two rows of the dynamic-programming table.
-    static int distance(String a, String b) {
-        int[] previous = new int[b.length() + 1];
-        int[] current = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            previous[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            current[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-                current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
-            }
-            int[] swap = previous;
-            previous = current;
-            current = swap;
-        }
-        return previous[b.length()];
     }
 }

@@ -151,9 +151,9 @@ class KnownKeysTest {
     @Test
     void theClosestKeyPrefersTheSectionOfTheUnknownKey() {
         // Seven edits to each of these: the section decides, then the alphabet.
-        assertThat(KnownKeys.distance("warm-up.enabled", "tracing.enabled"), is(7));
-        assertThat(KnownKeys.distance("warm-up.enabled", "warm-up.requests"), is(7));
-        assertThat(KnownKeys.closest("warm-up.enabled", KNOWN.keys(), '.'), is("warm-up.requests"));
-        assertThat(KnownKeys.distance("kitten", "sitting"), is(3));
+        assertThat(ClosestKey.distance("warm-up.enabled", "tracing.enabled"), is(7));
+        assertThat(ClosestKey.distance("warm-up.enabled", "warm-up.requests"), is(7));
+        assertThat(ClosestKey.closest("warm-up.enabled", KNOWN.keys(), '.'), is("warm-up.requests"));
+        assertThat(ClosestKey.distance("kitten", "sitting"), is(3));
     }
 }
