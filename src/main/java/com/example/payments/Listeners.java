@@ -1,6 +1,5 @@
 package com.example.payments;
 
-import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,7 +18,6 @@ import com.example.payments.http.StrictHttp1;
 import com.example.payments.lifecycle.ShutdownSettings;
 import com.example.payments.observability.AccessLog;
 
-import com.sun.management.UnixOperatingSystemMXBean;
 import io.helidon.config.Config;
 import io.helidon.http.DirectHandler;
 import io.helidon.http.DirectHandler.EventType;
@@ -58,11 +56,6 @@ final class Listeners {
     static final int MAX_REQUEST_LINE_BYTES = 4096;
     /** Largest header section: 16 KiB, Helidon's default; larger is 431. */
     static final int MAX_HEADER_SECTION_BYTES = 16 * 1024;
-    /**
-     * File descriptors kept free beyond both connection caps and what the process holds at startup: the Redis
-     * connections (one plus a pool of 16 for {@code WAIT}), the loopback prober's client socket, log files.
-     */
-    static final int SPARE_FILE_DESCRIPTORS = 64;
     /**
      * The health listener's Helidon cap, as a multiple of {@code health-server.max-tcp-connections}: beyond that cap
      * its connections are closed once they wait longer than {@link EvictingConnectionCap#GRACE}, and this leaves them
@@ -191,33 +184,6 @@ final class Listeners {
             server.stop();
             throw new ConfigurationException(key, "cannot listen on port " + port + " (in use, or not permitted); "
                                                   + "allowed: a free port from 0 to 65535");
-        }
-    }
-
-    /**
-     * Fails when both connection caps, with what the process holds now and some spare, do not fit the process's file
-     * descriptor limit ({@code ulimit -n}): a listener whose {@code accept} hits that limit in Helidon 4.5 stops for
-     * good while the JVM keeps running. Below the cap, Helidon does not even call {@code accept}.
-     *
-     * @param http the connection caps
-     * @throws ConfigurationException naming {@code server.max-tcp-connections} when they do not fit
-     */
-    static void requireFileDescriptors(HttpSettings http) {
-        if (!(ManagementFactory.getOperatingSystemMXBean() instanceof UnixOperatingSystemMXBean os)) {
-            return;
-        }
-        long limit = os.getMaxFileDescriptorCount();
-        long open = os.getOpenFileDescriptorCount();
-        // The health listener's Helidon cap is a multiple of its own (see bounded).
-        long health = (long) HEALTH_CEILING * http.health().maxTcpConnections();
-        long room = limit - open - SPARE_FILE_DESCRIPTORS - health;
-        if (http.business().maxTcpConnections() > room) {
-            throw new ConfigurationException("server.max-tcp-connections", "'" + http.business().maxTcpConnections()
-                    + "' is out of range; allowed: an integer from 1 to " + Math.max(0, room) + ": the file descriptor "
-                    + "limit (ulimit -n) is " + limit + ", of which " + open + " are open, "
-                    + health + " are for the health listener (" + HEALTH_CEILING
-                    + " x health-server.max-tcp-connections) and "
-                    + SPARE_FILE_DESCRIPTORS + " are kept for outgoing connections");
         }
     }
 

@@ -236,7 +236,7 @@ public final class Main {
                                                                           Set.of(PING));
         InFlightCountingFilter inFlight = InFlightCountingFilter.create(meters);
 
-        Listeners.requireFileDescriptors(settings.http());
+        FileDescriptorBudget.require(settings.http());
         RequestDeadlines businessDeadlines = RequestDeadlines.start("business", settings.http().headerTimeout(),
                                                                     settings.http().bodyTimeout());
         RequestDeadlines healthDeadlines = RequestDeadlines.start("health", settings.http().headerTimeout(),
