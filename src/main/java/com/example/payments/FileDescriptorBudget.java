@@ -36,14 +36,14 @@ final class FileDescriptorBudget {
         }
         long limit = os.getMaxFileDescriptorCount();
         long open = os.getOpenFileDescriptorCount();
-        // The health listener's Helidon cap is a multiple of its own (see Listeners.bounded).
-        long health = (long) Listeners.HEALTH_CEILING * http.health().maxTcpConnections();
+        // The health listener's Helidon cap is a multiple of its own (see ListenerBounds.bounded).
+        long health = (long) ListenerBounds.HEALTH_CEILING * http.health().maxTcpConnections();
         long room = limit - open - SPARE_FILE_DESCRIPTORS - health;
         if (http.business().maxTcpConnections() > room) {
             throw new ConfigurationException("server.max-tcp-connections", "'" + http.business().maxTcpConnections()
                     + "' is out of range; allowed: an integer from 1 to " + Math.max(0, room) + ": the file descriptor "
                     + "limit (ulimit -n) is " + limit + ", of which " + open + " are open, "
-                    + health + " are for the health listener (" + Listeners.HEALTH_CEILING
+                    + health + " are for the health listener (" + ListenerBounds.HEALTH_CEILING
                     + " x health-server.max-tcp-connections) and "
                     + SPARE_FILE_DESCRIPTORS + " are kept for outgoing connections");
         }

@@ -2,39 +2,25 @@ package com.example.payments;
 
 import java.net.URI;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
 
 import com.example.payments.config.ConfigurationException;
 import com.example.payments.http.EvictingConnectionCap;
-import com.example.payments.http.Http1Listeners;
-import com.example.payments.http.HttpSettings;
 import com.example.payments.http.Json;
 import com.example.payments.http.ProblemDirectHandler;
 import com.example.payments.http.RequestDeadlines;
-import com.example.payments.http.StrictHttp1;
 import com.example.payments.lifecycle.ShutdownSettings;
 import com.example.payments.observability.AccessLog;
 
 import io.helidon.config.Config;
-import io.helidon.http.DirectHandler;
-import io.helidon.http.DirectHandler.EventType;
-import io.helidon.http.Status;
 import io.helidon.http.media.MediaContext;
 import io.helidon.http.media.jackson.JacksonSupport;
 import io.helidon.openapi.OpenApiFeature;
-import io.helidon.webserver.ConnectionContext;
 import io.helidon.webserver.WebServer;
-import io.helidon.webserver.WebServerConfig;
-import io.helidon.webserver.http.DirectHandlers;
 import io.helidon.webserver.http.HttpRouting;
-import io.helidon.webserver.http1.Http1Config;
-import io.helidon.webserver.http1.Http1ConnectionListener;
 import io.helidon.webserver.observe.ObserveFeature;
 import io.helidon.webserver.observe.metrics.MetricsObserver;
-import io.helidon.webserver.spi.ServerConnectionSelector;
 
 /**
  * The two {@link WebServer}s of the process, configured the way the probes need them: each from its own config node
@@ -42,27 +28,12 @@ import io.helidon.webserver.spi.ServerConnectionSelector;
  * port and shadow {@code /health}), no Helidon shutdown hook (Main owns SIGTERM), and a started server really
  * listening or startup fails.
  *
- * <p>Both are bounded against hostile and broken clients (docs/hostile-clients.md): a connection cap and idle timeout
- * from their config nodes, a header deadline, problem bodies for what Helidon answers before routing, a request line
- * of at most {@value #MAX_REQUEST_LINE_BYTES} bytes (414 beyond) and a header section of at most
- * {@value #MAX_HEADER_SECTION_BYTES} bytes (431 beyond), and Helidon's HTTP/1.1 parser held to RFC 9112 where it is
- * lenient ({@link StrictHttp1}: a method that is not a token, chunked framing; 400 and the connection closed).
+ * <p>Both are bounded against hostile and broken clients the same way ({@link ListenerBounds}).
  */
 final class Listeners {
 
     /** Largest accepted request body on the business listener: 16 KiB. */
     static final long MAX_PAYLOAD_BYTES = 16 * 1024;
-    /** Longest request line (method, target, version): 4 KiB, Helidon's default; longer is 414. */
-    static final int MAX_REQUEST_LINE_BYTES = 4096;
-    /** Largest header section: 16 KiB, Helidon's default; larger is 431. */
-    static final int MAX_HEADER_SECTION_BYTES = 16 * 1024;
-    /**
-     * The health listener's Helidon cap, as a multiple of {@code health-server.max-tcp-connections}: beyond that cap
-     * its connections are closed once they wait longer than {@link EvictingConnectionCap#GRACE}, and this leaves them
-     * room meanwhile (docs/hostile-clients.md).
-     */
-    static final int HEALTH_CEILING = 4;
-
     /** Path of the OpenAPI document on the health listener. */
     static final String OPENAPI_PATH = "/openapi";
 
@@ -86,12 +57,12 @@ final class Listeners {
                                    Runnable onResponse, ProblemDirectHandler.Unrouted metrics,
                                    Consumer<HttpRouting.Builder> routing) {
         ProblemDirectHandler.Unrouted accessLog = AccessLog.unrouted(settings.accessLog());
-        WebServer business = bounded(WebServer.builder().config(config.get("server")), settings.http().business(),
-                                     null, deadlines, onResponse, ProblemDirectHandler.create(MAX_PAYLOAD_BYTES,
-                (method, status, requestId) -> {
-                    metrics.answered(method, status, requestId);
-                    accessLog.answered(method, status, requestId);
-                }))
+        ProblemDirectHandler problems = ProblemDirectHandler.create(MAX_PAYLOAD_BYTES, (method, status, requestId) -> {
+            metrics.answered(method, status, requestId);
+            accessLog.answered(method, status, requestId);
+        });
+        WebServer business = ListenerBounds.bounded(WebServer.builder().config(config.get("server")),
+                                                    settings.http().business(), null, deadlines, onResponse, problems)
                 .port(settings.businessPort())
                 .featuresDiscoverServices(false)
                 .shutdownHook(false)
@@ -128,9 +99,10 @@ final class Listeners {
      */
     static WebServer startHealth(Config config, AppSettings settings, RequestDeadlines deadlines,
                                  Consumer<HttpRouting.Builder> routing, WebServer business, OpenApiDocument openApi) {
-        WebServer health = bounded(WebServer.builder().config(config.get("health-server")), settings.http().health(),
-                                   EvictingConnectionCap.create(settings.http().health().maxTcpConnections()),
-                                   deadlines, () -> { }, ProblemDirectHandler.withoutBodies())
+        EvictingConnectionCap evicting = EvictingConnectionCap.create(settings.http().health().maxTcpConnections());
+        WebServer health = ListenerBounds.bounded(WebServer.builder().config(config.get("health-server")),
+                                                  settings.http().health(), evicting, deadlines, () -> { },
+                                                  ProblemDirectHandler.withoutBodies())
                 .port(settings.healthPort())
                 .maxPayloadSize(0)
                 .featuresDiscoverServices(false)
@@ -185,54 +157,5 @@ final class Listeners {
             throw new ConfigurationException(key, "cannot listen on port " + port + " (in use, or not permitted); "
                                                   + "allowed: a free port from 0 to 65535");
         }
-    }
-
-    // evicting: null for Helidon's cap (new connections wait in the accept queue); else the cap that makes room, with
-    // Helidon's cap four times as high: it holds the connections still in their grace and the closed ones whose threads
-    // have not ended yet (EvictingConnectionCap).
-    private static WebServerConfig.Builder bounded(WebServerConfig.Builder builder, HttpSettings.ListenerLimits limits,
-                                                   EvictingConnectionCap evicting, RequestDeadlines deadlines,
-                                                   Runnable onResponse, ProblemDirectHandler problems) {
-        Http1ConnectionListener responses = new Http1ConnectionListener() {
-            @Override
-            public void status(ConnectionContext ctx, Status status) {
-                onResponse.run();
-            }
-        };
-        List<Http1ConnectionListener> receive = new ArrayList<>(List.of(deadlines.headers()));
-        List<Http1ConnectionListener> send = new ArrayList<>(List.of(responses));
-        if (evicting != null) {
-            receive.add(evicting.requestHeads());
-            send.add(evicting.requestHeads());
-        }
-        // One receive and one send listener each (Http1Listeners says why).
-        ServerConnectionSelector selector = StrictHttp1.create(Http1Config.builder()
-                .maxPrologueLength(MAX_REQUEST_LINE_BYTES)
-                .maxHeadersSize(MAX_HEADER_SECTION_BYTES)
-                .addReceiveListener(Http1Listeners.of(receive))
-                .addSendListener(Http1Listeners.of(send))
-                .build());
-        return builder
-                .maxTcpConnections(evicting == null ? limits.maxTcpConnections()
-                                                    : HEALTH_CEILING * limits.maxTcpConnections())
-                .idleConnectionTimeout(limits.idleConnectionTimeout())
-                .idleConnectionPeriod(limits.idleConnectionPeriod())
-                // Hands Helidon's messages to the direct handler, which needs one to tell 431 from 400; they never
-                // reach a response body.
-                .errorHandling(errors -> errors.includeEntity(true))
-                .directHandlers(problemHandlers(problems))
-                // Ours only: a discovered default HTTP/1.1 protocol beside it would make Helidon sniff every new
-                // connection for the right one, and close an HTTP/1.0 or HTTP/2.0 request line without an answer.
-                // Helidon's HTTP/1.1, with request methods and chunk framing checked (see StrictHttp1).
-                .protocolsDiscoverServices(false)
-                .addConnectionSelector(evicting == null ? selector : evicting.around(selector));
-    }
-
-    private static DirectHandlers problemHandlers(DirectHandler handler) {
-        DirectHandlers.Builder builder = DirectHandlers.builder();
-        for (EventType type : EventType.values()) {
-            builder.addHandler(type, handler);
-        }
-        return builder.build();
     }
 }
