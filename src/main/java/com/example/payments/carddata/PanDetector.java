@@ -44,7 +44,6 @@ public final class PanDetector {
     public static final int MIN_DIGITS = 13;
     /** Longest PAN in digits (ISO/IEC 7812). */
     public static final int MAX_DIGITS = 19;
-    private static final int VISIBLE_DIGITS = 4;
     private static final char MASK = '*';
     private static final Pattern UUID = Pattern.compile(
             "(?<![0-9A-Za-z])[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}(?![0-9A-Za-z])");
@@ -99,11 +98,11 @@ public final class PanDetector {
         int length = text.length();
         int i = 0;
         while (i < length) {
-            if (!isDigit(text.charAt(i))) {
+            if (!PanLayout.isDigit(text.charAt(i))) {
                 i++;
                 continue;
             }
-            int end = runEnd(text, i);
+            int end = PanLayout.runEnd(text, i);
             if (end < 0) {
                 i = -end; // no candidate possible (a timestamp's fields, a list of amounts)
                 continue;
@@ -128,11 +127,11 @@ public final class PanDetector {
         return chars;
     }
 
-    // Judges the run [start, end) that runEnd found may hold a candidate.
+    // Judges the run [start, end) that PanLayout.runEnd found may hold a candidate.
     // uuids: a one-element holder of the text's UUID chars, filled by the first run that needs them.
     private static void scanRun(CharSequence text, int start, int end, BitSet[] uuids, BitSet result) {
         int length = text.length();
-        // Within [start, end) every char is a digit or one of one or two separators between two digits (runEnd's
+        // Within [start, end) every char is a digit or one of one or two separators between two digits (PanLayout's
         // rules). plainBefore[g]: group g follows one space or dash (always true for the first group).
         int[] positions = new int[16];
         int[] groupStarts = new int[8];
@@ -143,15 +142,15 @@ public final class PanDetector {
         groupStarts[groups++] = 0;
         int i = start;
         while (i < end) {
-            if (isDigit(text.charAt(i))) {
+            if (PanLayout.isDigit(text.charAt(i))) {
                 positions = grow(positions, digits);
                 positions[digits++] = i;
                 i++;
             } else {
-                int separators = separatorsBeforeDigit(text, i);
+                int separators = PanLayout.separatorsBeforeDigit(text, i);
                 groupStarts = grow(groupStarts, groups);
                 plainBefore = grow(plainBefore, groups);
-                plainBefore[groups] = isPlain(text, i, separators);
+                plainBefore[groups] = PanLayout.isPlain(text, i, separators);
                 groupStarts[groups++] = digits;
                 i += separators;
             }
@@ -159,174 +158,15 @@ public final class PanDetector {
         if (uuids[0] == null) {
             uuids[0] = uuids(text);
         }
-        // An international phone number (+49 151 23456789: a plus, a country code of 1 to 3 digits, more groups) is
-        // no card number from its first digit on; a PAN written after a plus in one piece is still judged.
-        boolean phone = start > 0 && text.charAt(start - 1) == '+' && groups > 1 && groupStarts[1] <= 3;
-        Run run = new Run(text, positions, digits, groupStarts, plainBefore, groups, uuids[0],
-                          start > 0 && isHexLetter(text.charAt(start - 1)) || phone,
-                          end < length && isHexLetter(text.charAt(end)));
+        boolean phone = PanLayout.isPhone(text, start, groupStarts, groups);
+        DigitRun run = new DigitRun(text, positions, digits, groupStarts, plainBefore, groups, uuids[0],
+                                    start > 0 && isHexLetter(text.charAt(start - 1)) || phone,
+                                    end < length && isHexLetter(text.charAt(end)));
         run.judge(result);
-    }
-
-    // The end of the run starting at a digit: digits, and runs of one or two separators between two digits. Negated
-    // when the run cannot hold a candidate: fewer than MIN_DIGITS digits, or no stretch of groups one space or dash
-    // apart long enough and no chain of groups that could be laid out as a card number (a group of 4, then groups of
-    // 4 or 6, then any group: a list of dates or amounts has none).
-    private static int runEnd(CharSequence text, int start) {
-        int length = text.length();
-        int digits = 0;
-        int plainStretch = 0;   // digits of the current stretch of groups one space or dash apart
-        int longestPlain = 0;
-        int group = 0;          // digits of the current group
-        int chain = 0;          // digits of the current chain that could start a printed layout
-        boolean layout = false;
-        int i = start;
-        while (i < length) {
-            char c = text.charAt(i);
-            if (isDigit(c)) {
-                digits++;
-                group++;
-                plainStretch++;
-                i++;
-                continue;
-            }
-            int separators = separatorsBeforeDigit(text, i);
-            if (separators == 0) {
-                break;
-            }
-            layout |= chain > 0 && chain + group >= MIN_DIGITS;
-            chain = chain > 0 && (group == 4 || group == 6) ? chain + group : group == 4 ? 4 : 0;
-            longestPlain = Math.max(longestPlain, plainStretch);
-            if (!isPlain(text, i, separators)) {
-                plainStretch = 0;
-            }
-            group = 0;
-            i += separators;
-        }
-        layout |= chain > 0 && chain + group >= MIN_DIGITS;
-        longestPlain = Math.max(longestPlain, plainStretch);
-        boolean mayHold = digits >= MIN_DIGITS && (longestPlain >= MIN_DIGITS || layout);
-        return mayHold ? i : -i;
-    }
-
-    // How many separators (1 or 2) start at i and are followed by a digit; 0 when none are.
-    private static int separatorsBeforeDigit(CharSequence text, int i) {
-        int length = text.length();
-        if (!isSeparator(text.charAt(i))) {
-            return 0;
-        }
-        if (i + 1 < length && isDigit(text.charAt(i + 1))) {
-            return 1;
-        }
-        return i + 2 < length && isSeparator(text.charAt(i + 1)) && isDigit(text.charAt(i + 2)) ? 2 : 0;
-    }
-
-    // One space or one dash: the separators card numbers were always written with, judged without the layout rule.
-    private static boolean isPlain(CharSequence text, int i, int separators) {
-        char c = text.charAt(i);
-        return separators == 1 && (c == ' ' || c == '-');
-    }
-
-    // Zs, Pd, Cf, and . _ / + , (not ':').
-    private static boolean isSeparator(char c) {
-        if (c < 128) {
-            return c == ' ' || c == '-' || c == '.' || c == '_' || c == '/' || c == '+' || c == ',';
-        }
-        int type = Character.getType(c);
-        return type == Character.SPACE_SEPARATOR || type == Character.DASH_PUNCTUATION || type == Character.FORMAT;
-    }
-
-    /**
-     * One run of digits and its groups. Digits glued to a hex letter at either end belong to a hexadecimal token (a
-     * UUID, a trace id): a candidate may not start or end there, or one UUID in three hundred would look like a PAN.
-     * The same holds at the start of a run that is an international phone number. {@code notFromFirst} and
-     * {@code notToLast} say so for the run's first and last digit.
-     */
-    private record Run(CharSequence text, int[] positions, int digits, int[] groupStarts, boolean[] plainBefore,
-                       int groups, BitSet uuids, boolean notFromFirst, boolean notToLast) {
-
-        void judge(BitSet result) {
-            for (int g = 0; g < groups; g++) {
-                int from = groupStarts[g];
-                boolean plain = true;
-                for (int h = g; h < groups; h++) {
-                    int to = h + 1 < groups ? groupStarts[h + 1] : digits;
-                    int count = to - from;
-                    if (count > MAX_DIGITS) {
-                        break;
-                    }
-                    plain &= h == g || plainBefore[h];
-                    if (count >= MIN_DIGITS && (plain || printedLayout(g, h))) {
-                        candidate(from, to, result);
-                    }
-                }
-                int groupEnd = g + 1 < groups ? groupStarts[g + 1] : digits;
-                if (groupEnd - from > MAX_DIGITS) {
-                    for (int w = MIN_DIGITS; w <= MAX_DIGITS; w++) {
-                        for (int s = from; s + w <= groupEnd; s++) {
-                            candidate(s, s + w, result);
-                        }
-                    }
-                }
-            }
-        }
-
-        // Groups g to h as card numbers are printed: 4-4-...-4 with a last group of 1 to 5 digits, 4-6-4 or 4-6-5.
-        private boolean printedLayout(int g, int h) {
-            if (size(g) != 4) {
-                return false;
-            }
-            if (h == g + 2 && size(g + 1) == 6 && (size(h) == 4 || size(h) == 5)) {
-                return true;
-            }
-            for (int k = g + 1; k < h; k++) {
-                if (size(k) != 4) {
-                    return false;
-                }
-            }
-            return size(h) >= 1 && size(h) <= 5;
-        }
-
-        private int size(int group) {
-            return (group + 1 < groups ? groupStarts[group + 1] : digits) - groupStarts[group];
-        }
-
-        private void candidate(int from, int to, BitSet result) {
-            if (from == 0 && notFromFirst || to == digits && notToLast) {
-                return;
-            }
-            int inUuid = uuids.nextClearBit(positions[from]);
-            if (uuids.get(positions[from]) && inUuid > positions[to - 1]) {
-                return;
-            }
-            PanDetector.judge(text, positions, from, to, result);
-        }
-    }
-
-    private static void judge(CharSequence text, int[] positions, int from, int to, BitSet result) {
-        int sum = 0;
-        boolean doubleIt = false;
-        for (int k = to - 1; k >= from; k--) {
-            int d = Character.digit(text.charAt(positions[k]), 10);
-            if (doubleIt) {
-                d = d * 2 > 9 ? d * 2 - 9 : d * 2;
-            }
-            sum += d;
-            doubleIt = !doubleIt;
-        }
-        if (sum % 10 == 0) {
-            for (int k = from; k < to - VISIBLE_DIGITS; k++) {
-                result.set(positions[k]);
-            }
-        }
     }
 
     private static boolean isHexLetter(char c) {
         return c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F';
-    }
-
-    private static boolean isDigit(char c) {
-        return c >= '0' && c <= '9' || c > 127 && Character.digit(c, 10) >= 0;
     }
 
     private static int[] grow(int[] array, int used) {
