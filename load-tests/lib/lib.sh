@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # Shared by the load-test scenarios (load-tests/<scenario>/run.sh): tools, the jar, HAProxy in front of
 # service instances on 127.0.0.1, the load generator, an event log, and the cleanup of everything started here.
-# fault-soak and redis-vs-in-memory use only the generic ones (lt_log, lt_now_ms, lt_ensure_java, lt_ensure_jar,
-# lt_jar).
+# fault-soak, store-throughput, post-path, start-to-ready and image-start use only the generic ones (lt_log,
+# lt_now_ms, lt_ensure_java, lt_ensure_jar, lt_jar, lt_output, the smoke-mode settings).
 #
 # Instances live in "slots": slot N serves business traffic on $((LT_BASE_PORT + 100 + N)) and health on
 # $((LT_BASE_PORT + 200 + N)). HAProxy knows every slot up front (server sN) and checks each one's

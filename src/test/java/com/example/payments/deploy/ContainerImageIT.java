@@ -58,7 +58,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * {@code scripts/build-image.sh} (stand-in bases: the public registry is unreachable here), then run once by
  * {@code scripts/run-image.sh} as the pod runs it (PID 1 of its own PID namespace, uid 10001, read-only root, only
  * {@code /tmp} writable), and finally stopped with SIGTERM sent to that PID 1 while a POST is in flight.
- * Start-to-ready timings are measured by {@code load-tests/image-start.sh}, not asserted here.
+ * Start-to-ready timings are measured by {@code load-tests/image-start/run.sh}, not asserted here. The image is
+ * {@link ContainerImage#shared}: the image-start smoke run of {@code LoadTestSmokeIT} reuses it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)

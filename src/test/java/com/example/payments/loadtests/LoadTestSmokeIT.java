@@ -181,7 +181,8 @@ class LoadTestSmokeIT {
 
     // The report has a line matching the regular expression (searched, not matched whole).
     private static void assertFinds(String what, String report, String regex) {
-        assertTrue(Pattern.compile(regex).matcher(report).find(), () -> what + ": no match for " + regex + " in:\n" + report);
+        assertTrue(Pattern.compile(regex).matcher(report).find(),
+                   () -> what + ": no match for " + regex + " in:\n" + report);
     }
 
     private static void assertFinds(String report, String regex) {
