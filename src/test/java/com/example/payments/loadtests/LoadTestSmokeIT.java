@@ -2,7 +2,6 @@ package com.example.payments.loadtests;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -10,9 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.regex.Pattern;
 
-import com.example.payments.deploy.ContainerImage;
 import com.example.payments.testing.PostgresServer;
 import com.example.payments.testing.Tools;
 
@@ -31,19 +28,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * run; see {@code load-tests/README.md}), so that a benchmark the service has outgrown (a setting it now requires or
  * refuses, a renamed jar, a changed log line) fails {@code ./mvnw -B verify} instead of the next person who runs it.
  *
- * <p>Each test asserts that its script exits 0 within {@link #TIMEOUT}, that its report exists under
+ * <p>Each test asserts that its script exits 0 within {@link SmokeRun#TIMEOUT}, that its report exists under
  * {@code target/load-tests-smoke/<scenario>/reports/} with the numbers the scenario measures, that nothing was written
  * under {@code load-tests/reports} or {@code load-tests/results}, and that no process the script started outlived it.
  * The scripts run two at a time (the tools check first, in the test's thread), started together in {@link #startAll}
  * so that the whole class takes about half the sum of the scripts' times on 2 cores; each test waits for its own.
- * A missing tool (haproxy, wrk, redis-server, PostgreSQL, buildah...) skips the test naming it, or fails it under
- * {@code CI=true} ({@link Tools}); {@code .ci/run} installs them.
+ * A missing tool (haproxy, wrk, redis-server, PostgreSQL...) skips the test naming it, or fails it under
+ * {@code CI=true} ({@link Tools}); {@code .ci/run} installs them. The image-start scenario's smoke run is in
+ * {@code ContainerImageIT}, on the image that test builds.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LoadTestSmokeIT {
 
-    /** Per script, also on a busy 2-core machine; a smoke run takes 5-30 s on a quiet one. */
-    static final Duration TIMEOUT = Duration.ofMinutes(6);
     private static final Path OUT = Path.of("target", "load-tests-smoke").toAbsolutePath();
     private static final List<Path> KEPT = List.of(Path.of("load-tests", "reports"), Path.of("load-tests", "results"));
     private static final String APT = "apt-get install -y ";
@@ -138,23 +134,6 @@ class LoadTestSmokeIT {
         }
     }
 
-    @Test
-    void theImageStartBenchmarkRunsInSmokeModeOnTheImageTheBuildTestMade() throws Exception {
-        // Not in a lane: the image is built (once per test JVM, shared with ContainerImageIT) in this thread.
-        List<String> missing = SmokeRun.missing(List.of("buildah", "mmdebstrap", "unshare", "curl"));
-        if (!missing.isEmpty()) {
-            Tools.unmet("image-start smoke: " + missing + " not installed; install with: " + APT
-                        + String.join(" ", missing) + " (or run .ci/run)");
-        }
-        ContainerImage image = ContainerImage.shared(Path.of("target", "container-image", "build.log"));
-        SmokeRun run = SmokeRun.run("image-start", "image-start", List.of(), Map.of("IMAGE", image.name()),
-                                    OUT.resolve("image-start"), TIMEOUT);
-        run.assertSucceeded();
-        assertFinds(run.report("image-start.md"),
-                "\\n\\| aot \\| 1 \\| [1-9][0-9]* \\|.*\\n\\| plain \\| 1 \\| [1-9][0-9]* \\|");
-        assertNothingWrittenUnderLoadTests();
-    }
-
     private void submit(String name, List<String> args, Map<String, String> env, List<String> tools) {
         String scenario = name.startsWith("fault-soak") ? "fault-soak" : name;
         runs.put(name, lanes.submit(() -> {
@@ -162,7 +141,7 @@ class LoadTestSmokeIT {
             if (!missing.isEmpty()) {
                 return SmokeRun.skipped(name, missing);
             }
-            return SmokeRun.run(name, scenario, args, env, OUT.resolve(name), TIMEOUT);
+            return SmokeRun.run(name, scenario, args, env, OUT.resolve(name), SmokeRun.TIMEOUT);
         }));
     }
 
@@ -179,14 +158,12 @@ class LoadTestSmokeIT {
         return run;
     }
 
-    // The report has a line matching the regular expression (searched, not matched whole).
     private static void assertFinds(String what, String report, String regex) {
-        assertTrue(Pattern.compile(regex).matcher(report).find(),
-                   () -> what + ": no match for " + regex + " in:\n" + report);
+        SmokeRun.assertFinds(what, report, regex);
     }
 
     private static void assertFinds(String report, String regex) {
-        assertFinds("report", report, regex);
+        SmokeRun.assertFinds("report", report, regex);
     }
 
     private void assertNothingWrittenUnderLoadTests() throws IOException {

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import com.example.payments.testing.Tools;
@@ -23,6 +24,7 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * One smoke run of a load-test scenario: {@code bash load-tests/<scenario>/run.sh} with {@code SMOKE=1} and
@@ -37,8 +39,10 @@ import static org.hamcrest.Matchers.is;
  * @param leaked   processes it started that outlived it (killed since), as {@code pid command}
  * @param missing  tools this machine lacks (the run did not happen when not empty)
  */
-record SmokeRun(String name, Path out, int exit, Duration elapsed, List<String> leaked, List<String> missing) {
+public record SmokeRun(String name, Path out, int exit, Duration elapsed, List<String> leaked, List<String> missing) {
 
+    /** Per script, also on a busy 2-core machine; a smoke run takes 5-30 s on a quiet one. */
+    public static final Duration TIMEOUT = Duration.ofMinutes(6);
     /** How long the script gets after SIGTERM (its traps stop what it started) before everything is killed. */
     private static final Duration GRACE = Duration.ofSeconds(20);
     /** How long a process the script started may outlive it (a JVM finishing its shutdown after SIGKILL's reaping). */
@@ -54,9 +58,10 @@ record SmokeRun(String name, Path out, int exit, Duration elapsed, List<String> 
      * @param out      {@code LT_OUT}, emptied first
      * @param timeout  after it, SIGTERM; {@link #GRACE} later, SIGKILL to the script and everything it started
      * @return the finished run
-     * @throws IOException when the script cannot be started
+     * @throws IOException          when the script cannot be started
+     * @throws InterruptedException when interrupted while waiting for it
      */
-    static SmokeRun run(String name, String scenario, List<String> args, Map<String, String> env, Path out,
+    public static SmokeRun run(String name, String scenario, List<String> args, Map<String, String> env, Path out,
                         Duration timeout) throws IOException, InterruptedException {
         delete(out);
         Files.createDirectories(out);
@@ -106,7 +111,7 @@ record SmokeRun(String name, Path out, int exit, Duration elapsed, List<String> 
      * @param tools executable names
      * @return the missing ones, in order
      */
-    static List<String> missing(List<String> tools) {
+    public static List<String> missing(List<String> tools) {
         List<String> missing = new ArrayList<>();
         if (!Files.isExecutable(Path.of("/usr/bin/python3"))) {
             missing.add("python3");
@@ -126,7 +131,7 @@ record SmokeRun(String name, Path out, int exit, Duration elapsed, List<String> 
      *
      * @throws IOException when the log cannot be read
      */
-    void assertSucceeded() throws IOException {
+    public void assertSucceeded() throws IOException {
         assertThat(name + " smoke exit status (-1: stopped at the timeout); its log ends:\n" + tail(), exit, is(0));
         assertThat(name + " smoke left processes running (killed now)", leaked, is(empty()));
     }
@@ -138,7 +143,7 @@ record SmokeRun(String name, Path out, int exit, Duration elapsed, List<String> 
      * @return its text
      * @throws IOException when it cannot be read
      */
-    String report(String glob) throws IOException {
+    public String report(String glob) throws IOException {
         PathMatcher matcher = FileSystems.getDefault().getPathMatcher("glob:" + glob);
         List<Path> reports;
         try (Stream<Path> files = Files.list(out.resolve("reports"))) {
@@ -169,6 +174,18 @@ record SmokeRun(String name, Path out, int exit, Duration elapsed, List<String> 
             }
         }
         return files;
+    }
+
+    /**
+     * Asserts that a report has a match of a regular expression (searched, not matched whole).
+     *
+     * @param what   what the match proves, for the message
+     * @param report the report's text
+     * @param regex  e.g. a table row with a non-zero number
+     */
+    public static void assertFinds(String what, String report, String regex) {
+        assertTrue(Pattern.compile(regex).matcher(report).find(),
+                   () -> what + ": no match for " + regex + " in:\n" + report);
     }
 
     private String tail() throws IOException {
