@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import com.example.payments.testing.Leftovers;
 import com.example.payments.testing.Tools;
 
 import static org.hamcrest.MatcherAssert.assertThat;
@@ -77,15 +78,21 @@ public record SmokeRun(String name, Path out, int exit, Duration elapsed, List<S
         Process process = builder.start();
         Map<Long, ProcessHandle> started = new HashMap<>();
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (!process.waitFor(100, TimeUnit.MILLISECONDS)) {
-            process.descendants().forEach(p -> started.putIfAbsent(p.pid(), p));
-            if (System.nanoTime() > deadline) {
-                process.destroy();   // SIGTERM: the script's traps stop what it started
-                if (!process.waitFor(GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
-                    process.descendants().forEach(ProcessHandle::destroyForcibly);
-                    process.destroyForcibly().waitFor();
+        // Killed with everything it started if the test JVM ends first (an interrupted or crashed test class).
+        try (Leftovers.Handle tracked = Leftovers.track("load-test smoke run " + name, () -> {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+        })) {
+            while (!process.waitFor(100, TimeUnit.MILLISECONDS)) {
+                process.descendants().forEach(p -> started.putIfAbsent(p.pid(), p));
+                if (System.nanoTime() > deadline) {
+                    process.destroy();   // SIGTERM: the script's traps stop what it started
+                    if (!process.waitFor(GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+                        process.descendants().forEach(ProcessHandle::destroyForcibly);
+                        process.destroyForcibly().waitFor();
+                    }
+                    break;
                 }
-                break;
             }
         }
         Duration elapsed = Duration.between(start, Instant.now());
