@@ -15,8 +15,14 @@
 # Settings: LEVELS="25 75 100" RUNS=5 INSTANCES=2 PEAK_RPS= WARMUP_S=3 TAIL_S=1 PRESTOP_S=5 (the preStop sleep the
 # recommendation adds) and the LT_* variables of ../lib/lib.sh. Bounded: about 6-8 minutes with a
 # known peak on a 2-core machine; every process started here is killed on exit or Ctrl+C.
+#
+# SMOKE=1 (a few seconds; results and report under target/load-tests-smoke/drain/): PEAK_RPS=50, LEVELS=100, RUNS=1,
+# WARMUP_S=1.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
+if [ "${SMOKE:-0}" = 1 ]; then
+  PEAK_RPS=${PEAK_RPS:-50} LEVELS=${LEVELS:-100} RUNS=${RUNS:-1} WARMUP_S=${WARMUP_S:-1}
+fi
 # shellcheck source=../lib/lib.sh
 source "$HERE/../lib/lib.sh"
 
@@ -33,7 +39,7 @@ lt_log "results in $LT_RESULTS"
 if [ -n "${PEAK_RPS:-}" ]; then
   echo "{\"peak_rps\": $PEAK_RPS, \"given\": true}" >"$LT_RESULTS/peak.json"
 else
-  latest="$(ls -1d "$LT_DIR"/results/rolling-restart-*/ 2>/dev/null | sort | tail -1 || true)"
+  latest="$(ls -1d "$LT_RESULTS_DIR"/rolling-restart-*/ 2>/dev/null | sort | tail -1 || true)"
   if [ -n "$latest" ] && [ -f "$latest/peak.json" ]; then
     PEAK_RPS="$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["peak_rps"])' "$latest/peak.json")"
     "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); d["from"]=sys.argv[2]; print(json.dumps(d))' \
@@ -48,6 +54,7 @@ fi
 lt_new_run cluster
 lt_start_cluster graceful "$INSTANCES"
 victim=1
+runs_left=$(( $(wc -w <<<"$LEVELS") * RUNS ))
 for level in $LEVELS; do
   rate=$(( PEAK_RPS * level / 100 ))
   for run in $(seq 1 "$RUNS"); do
@@ -69,8 +76,10 @@ for level in $LEVELS; do
     lt_loadgen_stop
     lt_end_run
     lt_log "drain $level% run $run (s$victim, $rate rps): exit $LT_EXIT_STATUS; $(cat "$LT_RUN_DIR"/instance-s*.log | grep -o 'Shutdown summary: [^;]*' || echo 'no summary line')"
-    # the replacement takes the same slot (its ports are free again), ready and in HAProxy before the next run
     LT_RUN_DIR="$cluster_log"
+    runs_left=$((runs_left - 1))
+    [ "$runs_left" -gt 0 ] || break   # no next run: no replacement to start
+    # the replacement takes the same slot (its ports are free again), ready and in HAProxy before the next run
     lt_start_instance "$victim" graceful
     lt_wait_ready "$victim" 90
     lt_wait_haproxy "$victim" UP 10
@@ -83,5 +92,5 @@ for level in $LEVELS; do
 done
 lt_stop_all
 
-"$PY" "$HERE/report.py" "$LT_RESULTS" "$LT_DIR/reports"
-lt_log "report: load-tests/reports/drain.md (results: $LT_RESULTS)"
+"$PY" "$HERE/report.py" "$LT_RESULTS" "$LT_REPORTS_DIR"
+lt_log "report: $LT_REPORTS_DIR/drain.md (results: $LT_RESULTS)"

@@ -23,6 +23,10 @@
 # A new store backend adds three functions, store_<name>_start, store_<name>_restart and store_<name>_stop, plus
 # store_<name>_describe and store_<name>_dump_records (see the redis ones), and optionally store_<name>_pause (a
 # fifth fault kind) and store_<name>_dump_rows (its system-of-record rows), and nothing else.
+#
+# FAULTS (environment) narrows the fault kinds, e.g. FAULTS="store-restart sigkill"; the report then requires those.
+# SMOKE=1 (a few seconds; results and report under target/load-tests-smoke/fault-soak/): --duration 6 --keys 20
+# --concurrency 4 --seed 1, FAULTS="store-restart sigkill" from 1 s on, 0.2-0.5 s apart, keys give up after 30 s.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=../lib/lib.sh
@@ -33,6 +37,12 @@ DURATION=240
 KEYS=4000
 CONCURRENCY=32
 SEED=""
+MIN_DURATION=30
+if [ "$LT_SMOKE" = 1 ]; then
+  DURATION=6 KEYS=20 CONCURRENCY=4 SEED=1 MIN_DURATION=1
+  FAULTS=${FAULTS:-store-restart sigkill} FIRST_FAULT_S=${FIRST_FAULT_S:-1}
+  FAULT_GAP_MIN_MS=${FAULT_GAP_MIN_MS:-200} FAULT_GAP_MAX_MS=${FAULT_GAP_MAX_MS:-500} KEY_DEADLINE_S=${KEY_DEADLINE_S:-30}
+fi
 while [ $# -gt 0 ]; do
   case "$1" in
     --store) STORE=$2; shift 2 ;;
@@ -40,7 +50,7 @@ while [ $# -gt 0 ]; do
     --keys) KEYS=$2; shift 2 ;;
     --concurrency) CONCURRENCY=$2; shift 2 ;;
     --seed) SEED=$2; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -49,7 +59,8 @@ case "$STORE" in
   in-memory) echo "--store in-memory: each replica would have its own store, so two replicas cannot share keys; the soak needs a shared store" >&2; exit 2 ;;
   *) echo "--store must be redis or postgres, not '$STORE'" >&2; exit 2 ;;
 esac
-[[ "$DURATION" =~ ^[0-9]+$ && "$DURATION" -ge 30 && "$DURATION" -le 1800 ]] || { echo "--duration: 30..1800 s" >&2; exit 2; }
+[[ "$DURATION" =~ ^[0-9]+$ && "$DURATION" -ge "$MIN_DURATION" && "$DURATION" -le 1800 ]] \
+  || { echo "--duration: $MIN_DURATION..1800 s" >&2; exit 2; }
 [[ "$KEYS" =~ ^[0-9]+$ && "$KEYS" -ge 10 ]] || { echo "--keys: at least 10" >&2; exit 2; }
 [[ "$CONCURRENCY" =~ ^[0-9]+$ && "$CONCURRENCY" -ge 1 && "$CONCURRENCY" -le 128 ]] || { echo "--concurrency: 1..128" >&2; exit 2; }
 if [ -n "$SEED" ]; then RANDOM=$SEED; fi
@@ -69,7 +80,7 @@ HEAP="${HEAP:-384m}"
 FIRST_FAULT_S="${FIRST_FAULT_S:-8}"
 FAULT_GAP_MIN_MS="${FAULT_GAP_MIN_MS:-2000}"
 FAULT_GAP_MAX_MS="${FAULT_GAP_MAX_MS:-6000}"
-KEY_DEADLINE_S=90
+KEY_DEADLINE_S="${KEY_DEADLINE_S:-90}"
 DOUBLE_PCT="${DOUBLE_PCT:-20}"                # % of keys submitted twice at once, one on each replica
 SHORT_TIMEOUT_PCT="${SHORT_TIMEOUT_PCT:-10}"  # % of requests whose client gives up after 0.1-0.8 s (else 3 s)
 SERVICE_PROPS=(
@@ -97,7 +108,8 @@ done
 lt_ensure_jar
 JAR="$(lt_jar)"
 
-RUN="$LT_DIR/results/fault-soak-$STORE-$(date +%Y%m%dT%H%M%S)"
+lt_output fault-soak
+RUN="$LT_RESULTS_DIR/fault-soak-$STORE-$(date +%Y%m%dT%H%M%S)"
 mkdir -p "$RUN/metrics"
 EVENTS="$RUN/events.csv"
 echo "epoch_ms,event,target,detail" >"$EVENTS"
@@ -253,7 +265,8 @@ store_postgres_dump_rows() { # the system of record: one JSON object per authori
 # ---- issuer simulator and replicas ----------------------------------------------------------------------------------
 
 start_issuer() {
-  "$JAVA_HOME/bin/java" -Xmx256m -Dissuer.port=0 -Dissuer.simulated-latency="$ISSUER_LATENCY" \
+  # shellcheck disable=SC2086  # LT_SMOKE_JVM_OPTS: words on purpose
+  "$JAVA_HOME/bin/java" $LT_SMOKE_JVM_OPTS -Xmx256m -Dissuer.port=0 -Dissuer.simulated-latency="$ISSUER_LATENCY" \
     -Dissuer.simulated-latency-jitter="$ISSUER_JITTER" -cp "$JAR" com.example.payments.issuer.IssuerSimulator \
     >"$RUN/issuer.log" 2>&1 &
   PID_OF[issuer]=$!
@@ -272,7 +285,8 @@ start_replica() { # start_replica N: on its own ports, the same configuration ev
   local n=$1
   STARTS[$n]=$(( ${STARTS[$n]:-0} + 1 ))
   REPLICA_LOG[$n]="$RUN/replica-$n-start-${STARTS[$n]}.log"
-  "$JAVA_HOME/bin/java" -Xmx"$HEAP" -Dserver.port="${BUSINESS_PORT[$n]}" -Dhealth-server.port="${HEALTH_PORT[$n]}" \
+  # shellcheck disable=SC2086  # LT_SMOKE_JVM_OPTS: words on purpose
+  "$JAVA_HOME/bin/java" $LT_SMOKE_JVM_OPTS -Xmx"$HEAP" -Dserver.port="${BUSINESS_PORT[$n]}" -Dhealth-server.port="${HEALTH_PORT[$n]}" \
     "${SERVICE_PROPS[@]}" -Dauthorizer.http.uri="http://127.0.0.1:$ISSUER_PORT" "${STORE_PROPS[@]}" \
     -jar "$JAR" >"${REPLICA_LOG[$n]}" 2>&1 &
   PID_OF[replica-$n]=$!
@@ -343,16 +357,19 @@ fault() { # fault KIND
   esac
 }
 
+# The first round always runs to its end, so every kind comes up at least once even when a slow machine makes a fault
+# outlast a short window (the report requires every kind).
 drive_faults() { # until DURATION seconds after the clients started, in shuffled rounds of every kind
-  local end=$(( $(lt_now_ms) + DURATION * 1000 )) kinds i j tmp
+  local end=$(( $(lt_now_ms) + DURATION * 1000 )) kinds i j tmp round=0
   sleep "$FIRST_FAULT_S"
   while [ "$(lt_now_ms)" -lt "$end" ]; do
+    round=$((round + 1))
     kinds=("${FAULT_KINDS[@]}")
     for ((i = ${#kinds[@]} - 1; i > 0; i--)); do
       j=$((RANDOM % (i + 1))); tmp=${kinds[i]}; kinds[i]=${kinds[j]}; kinds[j]=$tmp
     done
     for kind in "${kinds[@]}"; do
-      [ "$(lt_now_ms)" -lt "$end" ] || break
+      [ "$(lt_now_ms)" -lt "$end" ] || [ "$round" = 1 ] || break
       event loadavg "" "$(cut -d' ' -f1 /proc/loadavg)"
       fault "$kind"
       sleep_ms "$(rand_between "$FAULT_GAP_MIN_MS" "$FAULT_GAP_MAX_MS")"
@@ -362,6 +379,12 @@ drive_faults() { # until DURATION seconds after the clients started, in shuffled
 
 FAULT_KINDS=(pause pause-past-lease store-restart sigterm sigkill)
 if declare -F "store_${STORE}_pause" >/dev/null; then FAULT_KINDS+=(store-pause); fi
+if [ -n "${FAULTS:-}" ]; then
+  for kind in $FAULTS; do
+    [[ " ${FAULT_KINDS[*]} " == *" $kind "* ]] || { echo "FAULTS: '$kind' is not one of: ${FAULT_KINDS[*]}" >&2; exit 2; }
+  done
+  read -r -a FAULT_KINDS <<<"$FAULTS"
+fi
 
 # ---- the run --------------------------------------------------------------------------------------------------------
 
@@ -425,8 +448,7 @@ wait_exit issuer
 "store_${STORE}_stop"
 echo "{\"loadavg_end\": \"$(cut -d' ' -f1-3 /proc/loadavg)\", \"ended\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\"}" >"$RUN/end.json"
 
-mkdir -p "$LT_DIR/reports"
-REPORT="$LT_DIR/reports/fault-soak-$STORE.md"
+REPORT="$LT_REPORTS_DIR/fault-soak-$STORE.md"
 if "$PY" "$HERE/report.py" "$RUN" "$REPORT"; then
   lt_log "every invariant holds; report: $REPORT"
 else

@@ -14,9 +14,14 @@
 # (exit status 0 expected). Writes load-tests/results/image-start-<time>.csv and load-tests/reports/image-start.md.
 #
 # Settings: RUNS=10 (per mode), IMAGE=. Bounded: about 4-6 minutes on 2 cores plus the build (1-3 minutes).
+# SMOKE=1: RUNS=1; the CSV and the report go to target/load-tests-smoke/image-start/ (see ../lib/lib.sh). With IMAGE
+# (LoadTestSmokeIT passes the image ContainerImageIT built) a smoke run takes seconds.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
+# shellcheck source=../lib/lib.sh
+source "$HERE/../lib/lib.sh"
+[ "$LT_SMOKE" = 0 ] || RUNS="${RUNS:-1}"
 RUNS="${RUNS:-10}"
 
 [[ "$(id -u)" == 0 ]] || { echo "image-start: needs root (buildah, mounts, PID namespaces)" >&2; exit 2; }
@@ -27,6 +32,6 @@ if [[ -z "$image" ]]; then
     "$ROOT/scripts/build-image.sh" "$image"
 fi
 stamp="$(date -u +%Y%m%dT%H%M%SZ)"
-mkdir -p "$ROOT/load-tests/results" "$ROOT/load-tests/reports"
+lt_output image-start
 /usr/bin/python3 "$HERE/measure.py" --image "$image" --runs "$RUNS" \
-    --csv "$ROOT/load-tests/results/image-start-$stamp.csv" --report "$ROOT/load-tests/reports/image-start.md"
+    --csv "$LT_RESULTS_DIR/image-start-$stamp.csv" --report "$LT_REPORTS_DIR/image-start.md"

@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # Shared by the load-test scenarios (load-tests/<scenario>/run.sh): tools, the jar, HAProxy in front of
 # service instances on 127.0.0.1, the load generator, an event log, and the cleanup of everything started here.
-# fault-soak and redis-vs-in-memory use only the generic ones (lt_log, lt_now_ms, lt_ensure_java, lt_ensure_jar,
-# lt_jar).
+# fault-soak, store-throughput, post-path, start-to-ready and image-start use only the generic ones (lt_log,
+# lt_now_ms, lt_ensure_java, lt_ensure_jar, lt_jar, lt_output, the smoke-mode settings).
 #
 # Instances live in "slots": slot N serves business traffic on $((LT_BASE_PORT + 100 + N)) and health on
 # $((LT_BASE_PORT + 200 + N)). HAProxy knows every slot up front (server sN) and checks each one's
@@ -13,6 +13,20 @@
 LT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"   # repository root
 LT_DIR="$LT_ROOT/load-tests"
 export LT_DIR
+# Smoke mode (SMOKE=1): every scenario runs its whole code path (same instances, client, report generator) for a few
+# seconds with a tiny load, so that a benchmark that no longer starts is caught by `./mvnw -B verify`
+# (LoadTestSmokeIT). Its results and report go to target/load-tests-smoke/<scenario>/ (LT_OUT overrides), never to
+# load-tests/results or load-tests/reports, and its numbers mean nothing. It only changes defaults: faster HAProxy
+# checks, a 1 s pre-drain delay, a small heap, a 1 s warm-up at 20 rps, and LT_SMOKE_JVM_OPTS for every JVM a scenario
+# starts (C1 only and the serial collector: half the CPU of a default start on 2 cores); any variable given still wins.
+LT_SMOKE="${SMOKE:-0}"
+[ "$LT_SMOKE" = 0 ] || [ "$LT_SMOKE" = 1 ] || { echo "SMOKE must be 0 or 1, not '$LT_SMOKE'" >&2; exit 2; }
+LT_SMOKE_JVM_OPTS=""
+if [ "$LT_SMOKE" = 1 ]; then
+  LT_SMOKE_JVM_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+  LT_CHECK_INTER_MS="${LT_CHECK_INTER_MS:-200}" LT_PRE_DRAIN="${LT_PRE_DRAIN:-PT1S}" LT_HEAP="${LT_HEAP:-256m}"
+  LT_WARMUP_S="${LT_WARMUP_S:-1}" LT_WARMUP_RPS="${LT_WARMUP_RPS:-20}" LT_JAVA_OPTS="${LT_JAVA_OPTS:-$LT_SMOKE_JVM_OPTS}"
+fi
 LT_BASE_PORT="${LT_BASE_PORT:-18000}"
 LT_SLOTS="${LT_SLOTS:-4}"
 LT_HAPROXY_PORT=$((LT_BASE_PORT + 80))
@@ -37,6 +51,20 @@ declare -A LT_SLOT_LOG=()     # slot -> its log file
 declare -a LT_PIDS=()         # everything started here, for cleanup
 LT_RESULTS=""
 LT_LOADGEN_PID=""
+
+# lt_output SCENARIO: sets LT_RESULTS_DIR (raw results) and LT_REPORTS_DIR (reports) and creates them:
+# load-tests/results and load-tests/reports, or in smoke mode target/load-tests-smoke/SCENARIO/{results,reports}.
+lt_output() {
+  if [ "$LT_SMOKE" = 1 ]; then
+    local base="${LT_OUT:-$LT_ROOT/target/load-tests-smoke/$1}"
+    LT_RESULTS_DIR="$base/results"
+    LT_REPORTS_DIR="$base/reports"
+  else
+    LT_RESULTS_DIR="$LT_DIR/results"
+    LT_REPORTS_DIR="$LT_DIR/reports"
+  fi
+  mkdir -p "$LT_RESULTS_DIR" "$LT_REPORTS_DIR"
+}
 
 lt_now_ms() { date +%s%3N; }
 LT_STARTED_S=$(date +%s)
@@ -72,7 +100,8 @@ lt_init() {
   trap lt_cleanup EXIT
   trap 'exit 130' INT
   trap 'exit 143' TERM
-  LT_RESULTS="$LT_DIR/results/$1-$(date +%Y%m%dT%H%M%S)"
+  lt_output "$1"
+  LT_RESULTS="$LT_RESULTS_DIR/$1-$(date +%Y%m%dT%H%M%S)"
   mkdir -p "$LT_RESULTS"
   lt_ensure_tools
   lt_ensure_jar
@@ -85,7 +114,12 @@ lt_ensure_tools() {
   command -v haproxy >/dev/null || missing+=(haproxy)
   command -v curl >/dev/null || missing+=(curl)
   [ -x /usr/bin/python3 ] || missing+=(python3)
-  /usr/bin/python3 -c 'import matplotlib' 2>/dev/null || missing+=(python3-matplotlib)
+  # A smoke run installs nothing (it runs inside `./mvnw verify`, as any user) and does without the plots.
+  [ "$LT_SMOKE" = 1 ] || /usr/bin/python3 -c 'import matplotlib' 2>/dev/null || missing+=(python3-matplotlib)
+  if [ ${#missing[@]} -gt 0 ] && [ "$LT_SMOKE" = 1 ]; then
+    lt_log "missing: ${missing[*]} (Debian: apt-get install -y ${missing[*]})"
+    exit 2
+  fi
   if [ ${#missing[@]} -gt 0 ]; then
     lt_log "installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive

@@ -15,10 +15,21 @@
 #        path), CONNECTIONS (32), THREADS (1), SERVER_CPUS (0), CLIENT_CPUS (the others), REDIS (1),
 #        NO_ACCESS_LOG (1: also the product with access-log.enabled=false), SWEEPER (1), RECORDS (1000000),
 #        IDLE_WINDOW (10), PROFILE (1),
-#        JVM_OPTS (-XX:+UseG1GC, the image's; every JVM of the run gets them).
+#        JVM_OPTS (-XX:+UseG1GC, the image's; every JVM of the run gets them), FILL_STEP (10s: wrk runs that fill
+#        the store for the sweeper), IDLE_SETTLE (15: seconds idle before the sweeper's window).
+# SMOKE=1: every contender but the no-access-log one (the product's with one more -D), the sweeper and the profile
+#        once, 1 s warm-up and 1 s measured on 4 connections, 200 records, 1 s windows, C1 and the serial collector;
+#        the report goes to target/load-tests-smoke/post-path/reports/ (see lib/lib.sh).
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
+if [ "${SMOKE:-0}" = 1 ]; then
+  ROUNDS=${ROUNDS:-1} WARMUP=${WARMUP:-1s} DURATION=${DURATION:-1s} CONNECTIONS=${CONNECTIONS:-4}
+  RECORDS=${RECORDS:-200} IDLE_WINDOW=${IDLE_WINDOW:-1} IDLE_SETTLE=${IDLE_SETTLE:-1} FILL_STEP=${FILL_STEP:-1s}
+  NO_ACCESS_LOG=${NO_ACCESS_LOG:-0} JVM_OPTS=${JVM_OPTS:--XX:TieredStopAtLevel=1 -XX:+UseSerialGC}
+fi
+FILL_STEP=${FILL_STEP:-10s}
+IDLE_SETTLE=${IDLE_SETTLE:-15}
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-15s}
 WARMUP=${WARMUP:-30s}
@@ -70,6 +81,8 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 free_port() { # below Linux's ephemeral range, so no outgoing connection holds it
   local port
@@ -109,8 +122,9 @@ start_product() {
   local line=""
   for _ in $(seq 300); do
     line=$(grep -o "serving business traffic on port [0-9]*, health probes and metrics on port [0-9]*" \
-           "$WORK/$label.log" || true)
+           "$WORK/$label.log" 2>/dev/null || true)
     [ -n "$line" ] && break
+    kill -0 "$PID" 2>/dev/null || break   # exited: a configuration it refuses (exit 2) says why in its log
     sleep 0.1
   done
   [ -n "$line" ] || { echo "service ($label) did not start" >&2; cat "$WORK/$label.log" >&2; exit 1; }
@@ -176,13 +190,13 @@ idle_cpu() {
   start_product "$label" -Xmx8g
   local held=0
   while [ "$held" -lt "$records" ]; do
-    load load-tests/lib/post-new-keys.lua "$BUSINESS" "fill-$RANDOM" 10s >/dev/null
+    load load-tests/lib/post-new-keys.lua "$BUSINESS" "fill-$RANDOM" "$FILL_STEP" >/dev/null
     held=$(curl -s "http://127.0.0.1:$HEALTH/metrics" \
            | sed -n 's/^idempotency_requests_total{.*outcome="new".*} \([0-9.E]*\)$/\1/p' \
            | awk '{ printf "%d", $1 }')
   done
   # Past the fill's leases (PT10S) and their queued expiries, so the window sees an idle process only.
-  sleep 15
+  sleep "$IDLE_SETTLE"
   local before after
   before=$(cpu_ticks "$PID")
   sleep "$IDLE_WINDOW"
@@ -217,7 +231,9 @@ for round in $(seq "$ROUNDS"); do
   n=${#CONTENDERS[@]}
   for i in $(seq 0 $((n - 1))); do # each round starts with the next contender
     contender=${CONTENDERS[$(((i + round - 1) % n))]}
-    result=$(measure "$contender" "$contender-$round")
+    # Through a file, not $(...): a subshell's processes would escape the cleanup if it failed.
+    measure "$contender" "$contender-$round" >"$WORK/result"
+    result=$(cat "$WORK/result")
     rps[$contender]=$(field rps "$result")
     ROWS+=("$round|$contender|$result")
   done
@@ -230,8 +246,10 @@ done
 IDLE_EMPTY=""
 IDLE_FULL=""
 if [ "$SWEEPER" = 1 ]; then
-  IDLE_EMPTY=$(idle_cpu 0)
-  IDLE_FULL=$(idle_cpu "$RECORDS")
+  idle_cpu 0 >"$WORK/result"
+  IDLE_EMPTY=$(cat "$WORK/result")
+  idle_cpu "$RECORDS" >"$WORK/result"
+  IDLE_FULL=$(cat "$WORK/result")
 fi
 
 HOT=""
@@ -252,11 +270,12 @@ if [ "$PROFILE" = 1 ]; then
   fi
 fi
 
-mkdir -p load-tests/reports
-REPORT=load-tests/reports/post-path-$(date -u +%Y%m%dT%H%M%SZ).md
+lt_output post-path
+REPORT=$LT_REPORTS_DIR/post-path-$(date -u +%Y%m%dT%H%M%SZ).md
 {
   echo "# POST path: product vs bare Helidon, sweeper idle CPU"
   echo
+  [ "$LT_SMOKE" = 0 ] || { echo "**Smoke run (SMOKE=1): proves the benchmark runs; its numbers mean nothing.**"; echo; }
   echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) by \`load-tests/post-path/run.sh\` on one machine: $CPUS cores,"
   echo "$("$JAVA" -version 2>&1 | head -1)${REDIS:+, $([ "$REDIS" = 1 ] && redis-server --version | cut -d' ' -f1-3)}."
   echo "Server pinned to CPU(s) \`$SERVER_CPUS\`, wrk (and redis-server) to \`$CLIENT_CPUS\`$([ ${#PIN_SERVER[@]} = 0 ] && echo ' (not pinned: no taskset or one CPU)')."
@@ -282,7 +301,7 @@ REPORT=load-tests/reports/post-path-$(date -u +%Y%m%dT%H%M%SZ).md
     echo
     echo "## Sweeper: idle CPU of the in-memory store"
     echo
-    echo "Product process (pinned like above) filled with new keys by wrk, then left idle 15 s (past the fill's"
+    echo "Product process (pinned like above) filled with new keys by wrk, then left idle $IDLE_SETTLE s (past the fill's"
     echo "leases), then its CPU time over ${IDLE_WINDOW} s (user + system, /proc, ${TICKS} Hz ticks). The retention"
     echo "sweeper runs every second throughout."
     echo

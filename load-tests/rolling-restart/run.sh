@@ -21,8 +21,17 @@
 # checks, pre-drain delay, simulated latency, peak search, client lag limit LT_LAG_LIMIT_MS, time budget LT_BUDGET_S).
 # Bounded: runs that would start after the budget are skipped and listed in the report; every process started here is
 # killed on exit or Ctrl+C.
+#
+# SMOKE=1 (a few seconds; results and report under target/load-tests-smoke/rolling-restart/): PEAK_RPS=50 instead of
+# the search, MODES=graceful, INSTANCES=1, one roll inside a 7 s load, LT_CLIENT=python (Gatling's Maven and JVM
+# start alone takes longer than the whole smoke budget; `LT_CLIENT=gatling SMOKE=1` runs it through Gatling).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
+if [ "${SMOKE:-0}" = 1 ]; then
+  PEAK_RPS=${PEAK_RPS:-50} MODES=${MODES:-graceful} INSTANCES=${INSTANCES:-1} MIN_REQUESTS=${MIN_REQUESTS:-1}
+  WARMUP_S=${WARMUP_S:-1} ROLL_S=${ROLL_S:-6} ROLL_GAP_S=${ROLL_GAP_S:-0} MIN_ROLLS=${MIN_ROLLS:-1}
+  MAX_ROLLS=${MAX_ROLLS:-1} READY_TIMEOUT_S=${READY_TIMEOUT_S:-60} LT_CLIENT=${LT_CLIENT:-python}
+fi
 LT_BUDGET_S="${LT_BUDGET_S:-1200}"   # before lib.sh, whose default (570 s) suits the shorter drain scenario
 # shellcheck source=../lib/lib.sh
 source "$HERE/../lib/lib.sh"
@@ -130,5 +139,5 @@ for variant in $MODES; do
   lt_stop_all
 done
 
-"$PY" "$HERE/report.py" "$LT_RESULTS" "$LT_DIR/reports"
-lt_log "report: load-tests/reports/rolling-restart.md (results: $LT_RESULTS)"
+"$PY" "$HERE/report.py" "$LT_RESULTS" "$LT_REPORTS_DIR"
+lt_log "report: $LT_REPORTS_DIR/rolling-restart.md (results: $LT_RESULTS)"

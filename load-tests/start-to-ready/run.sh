@@ -11,10 +11,20 @@
 # load-tests/reports/start-to-ready-<UTC time>.md. Loopback only; every process is stopped by its PID.
 #
 # Needs: JAVA_HOME (JDK 25 for the AOT modes), curl, wrk (installed with apt-get when run as root).
-# Knobs: RUNS (5), FIRST_LOAD (2s), CONNECTIONS (8).
+# Knobs: RUNS (5), FIRST_LOAD (2s), CONNECTIONS (8), TRAINING_IDLE (2: seconds the training run stays up once ready),
+# POLL (0.01: seconds between readiness polls, each a curl process).
+# SMOKE=1: one start per mode, 1 s of first load on 2 connections, the training run stopped once ready, readiness
+# polled every 50 ms (100 curl processes a second cost a quarter of a core); the report goes
+# to target/load-tests-smoke/start-to-ready/reports/ (see lib/lib.sh).
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
+if [ "${SMOKE:-0}" = 1 ]; then
+  RUNS=${RUNS:-1} FIRST_LOAD=${FIRST_LOAD:-1s} CONNECTIONS=${CONNECTIONS:-2} TRAINING_IDLE=${TRAINING_IDLE:-0}
+  POLL=${POLL:-0.05}
+fi
+TRAINING_IDLE=${TRAINING_IDLE:-2}
+POLL=${POLL:-0.01}
 RUNS=${RUNS:-5}
 FIRST_LOAD=${FIRST_LOAD:-2s}
 CONNECTIONS=${CONNECTIONS:-8}
@@ -38,6 +48,8 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 free_port() {
   local port
@@ -58,18 +70,20 @@ boot() {
   while [ "$HEALTH" = "$BUSINESS" ]; do HEALTH=$(free_port); done
   local start
   start=$(now_ms)
-  "$JAVA" "$@" -Dserver.port="$BUSINESS" -Dhealth-server.port="$HEALTH" -Dauth.api-keys="$DEV_KEY" \
+  # shellcheck disable=SC2086  # LT_SMOKE_JVM_OPTS: words on purpose
+  "$JAVA" $LT_SMOKE_JVM_OPTS "$@" -Dserver.port="$BUSINESS" -Dhealth-server.port="$HEALTH" -Dauth.api-keys="$DEV_KEY" \
       -Didempotency.merchant-quota.max-records=2000000 -Didempotency.max-keys=4000000 \
       -jar "$JAR" >"$WORK/$label.log" 2>&1 &
   PID=$!
   PIDS+=("$PID")
-  for _ in $(seq 3000); do
+  local deadline=$(( $(now_ms) + 120000 ))   # generous: a busy 2-core machine takes 30 s and more
+  while [ "$(now_ms)" -lt "$deadline" ]; do
     if [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HEALTH/health/ready" 2>/dev/null)" = 200 ]; then
       READY=$(( $(now_ms) - start ))
       return
     fi
     kill -0 "$PID" 2>/dev/null || break
-    sleep 0.01
+    sleep "$POLL"
   done
   echo "service ($label) never ready" >&2; cat "$WORK/$label.log" >&2; exit 1
 }
@@ -85,7 +99,7 @@ field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 # The AOT cache: one training run with the default warm-up, stopped once ready (a few seconds of idle service after).
 AOT_OK=1
 boot training -XX:AOTCacheOutput="$WORK/app.aot"
-sleep 2
+sleep "$TRAINING_IDLE"
 stop
 [ -s "$WORK/app.aot" ] || AOT_OK=0
 
@@ -123,11 +137,12 @@ column() { # column <mode> <field index>
   done
 }
 
-mkdir -p load-tests/reports
-REPORT=load-tests/reports/start-to-ready-$(date -u +%Y%m%dT%H%M%SZ).md
+lt_output start-to-ready
+REPORT=$LT_REPORTS_DIR/start-to-ready-$(date -u +%Y%m%dT%H%M%SZ).md
 {
   echo "# Start-to-ready of the jar: plain, warm-up, AOT cache"
   echo
+  [ "$LT_SMOKE" = 0 ] || { echo "**Smoke run (SMOKE=1): proves the benchmark runs; its numbers mean nothing.**"; echo; }
   echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) by \`load-tests/start-to-ready/run.sh\` on one machine: $(nproc) cores (shared),"
   echo "$("$JAVA" -version 2>&1 | head -1); load average before the report: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo "$RUNS starts per mode, modes alternating. *ready ms*: launch of \`java\` to the first 200 of \`/health/ready\`."

@@ -18,10 +18,16 @@
 # Needs: JAVA_HOME (JDK 21+), wrk, curl, redis-server (redis runs), PostgreSQL 15+ server binaries (postgres runs;
 # Debian: apt-get install -y wrk curl redis-server postgresql).
 # Knobs: BACKENDS ("in-memory redis redis-ack1 postgres postgres-sync"), ROUNDS (3), DURATION (15s), WARMUP (5s),
-# CONNECTIONS (32), THREADS (1).
+# CONNECTIONS (32), THREADS (1). SMOKE=1: in-memory, redis-ack1 (redis's code plus the replica), postgres and
+# postgres-sync once each, no warm-up, 1 s measured, 4 connections, C1 and the serial collector; the report
+# goes to target/load-tests-smoke/store-throughput/reports/ (see lib/lib.sh).
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
+if [ "${SMOKE:-0}" = 1 ]; then
+  ROUNDS=${ROUNDS:-1} DURATION=${DURATION:-1s} WARMUP=${WARMUP:-0s} CONNECTIONS=${CONNECTIONS:-4}
+  BACKENDS=${BACKENDS:-in-memory redis-ack1 postgres postgres-sync}
+fi
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-15s}
 WARMUP=${WARMUP:-5s}
@@ -56,6 +62,8 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # A port nobody listens on, below Linux's ephemeral range (32768+) so no outgoing connection holds it either.
 free_port() {
@@ -90,8 +98,12 @@ start_redis() {
 measure() {
   local label=$1
   shift
-  # The development key (post-new-keys.lua sends it) and a merchant quota above any run's request count.
-  "$JAVA" -Dserver.port=0 -Dhealth-server.port=0 -Didempotency.max-keys=4000000 \
+  # The development key (post-new-keys.lua sends it), a merchant quota above any run's request count (at most half
+  # of max-keys, as startup requires), and a fingerprint secret (the redis and postgres stores refuse to start
+  # without one; in-memory gets it too, so every backend computes the same HMAC per request).
+  # shellcheck disable=SC2086  # LT_SMOKE_JVM_OPTS: words on purpose
+  "$JAVA" $LT_SMOKE_JVM_OPTS -Dserver.port=0 -Dhealth-server.port=0 -Didempotency.max-keys=4000000 \
+      -Didempotency.fingerprint-secret=load-test-fingerprint-secret \
       -Dauth.api-keys='sha256:9702b04ac8da313c8ec0784e54e26e65016c0a9c0942463b0c6fb9f354071ab8 m_123' -Didempotency.merchant-quota.max-records=2000000 \
       -Didempotency.merchant-quota.max-in-flight=100000 "$@" -jar "$JAR" \
       >"$WORK/$label.log" 2>&1 &
@@ -100,8 +112,9 @@ measure() {
   local line=""
   for _ in $(seq 300); do
     line=$(grep -o "serving business traffic on port [0-9]*, health probes and metrics on port [0-9]*" \
-           "$WORK/$label.log" || true)
+           "$WORK/$label.log" 2>/dev/null || true)
     [ -n "$line" ] && break
+    kill -0 "$pid" 2>/dev/null || break   # exited: a configuration it refuses (exit 2) says why in its log
     sleep 0.1
   done
   [ -n "$line" ] || { echo "service ($label) did not start" >&2; cat "$WORK/$label.log" >&2; exit 1; }
@@ -112,7 +125,7 @@ measure() {
     [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$health/health/ready")" = 200 ] && break
     sleep 0.1
   done
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s load-tests/lib/post-new-keys.lua \
+  [ "${WARMUP%s}" = 0 ] || wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s load-tests/lib/post-new-keys.lua \
       "http://127.0.0.1:$business" -- "warmup-$label-$RANDOM" >/dev/null
   wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" -s load-tests/lib/post-new-keys.lua \
       "http://127.0.0.1:$business" -- "$label-$RANDOM" | grep '^RESULT'
@@ -132,7 +145,7 @@ measure_redis() { # measure_redis <label> <replicas: 0|1> [-Dkey=value...]
     replica_pid=$REDIS_PID
     sleep 2 # first sync, then the replica's first acknowledgement (it comes with its once-a-second cron)
   fi
-  measure "$label" -Didempotency.store=redis -Didempotency.fingerprint-secret=load-test-fingerprint-secret -Didempotency.redis.uri="redis://127.0.0.1:$primary_port" "$@"
+  measure "$label" -Didempotency.store=redis -Didempotency.redis.uri="redis://127.0.0.1:$primary_port" "$@"
   kill "$primary_pid" ${replica_pid:+"$replica_pid"} 2>/dev/null || true
 }
 
@@ -208,7 +221,9 @@ BASELINE=${BACKENDS%% *}
 for round in $(seq "$ROUNDS"); do
   base=""
   for backend in $BACKENDS; do
-    result=$(run_backend "$backend" "$round")
+    # Through a file, not $(...): a subshell's servers would escape the cleanup if it failed.
+    run_backend "$backend" "$round" >"$WORK/result"
+    result=$(cat "$WORK/result")
     [ -n "$base" ] || base=$(field rps "$result")
     relative=$(ratio "$(field rps "$result")" "$base")
     RATIOS[$backend]="${RATIOS[$backend]:-} $relative"
@@ -216,11 +231,12 @@ for round in $(seq "$ROUNDS"); do
   done
 done
 
-mkdir -p load-tests/reports
-REPORT=load-tests/reports/store-throughput-$(date -u +%Y%m%dT%H%M%SZ).md
+lt_output store-throughput
+REPORT=$LT_REPORTS_DIR/store-throughput-$(date -u +%Y%m%dT%H%M%SZ).md
 {
   echo "# POST throughput of the idempotency stores relative to $(describe "$BASELINE")"
   echo
+  [ "$LT_SMOKE" = 0 ] || { echo "**Smoke run (SMOKE=1): proves the benchmark runs; its numbers mean nothing.**"; echo; }
   echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) by \`load-tests/store-throughput/run.sh\` on one machine: $(nproc) cores,"
   echo "$("$JAVA" -version 2>&1 | head -1)$(command -v redis-server >/dev/null && echo ", $(redis-server --version | cut -d' ' -f1-3)")$(pg_lt_bin >/dev/null 2>&1 && echo ", $("$(pg_lt_bin)/postgres" --version)")."
   echo "Service, stores and wrk share those cores. wrk: $THREADS thread(s), $CONNECTIONS connections, $WARMUP warm-up,"

@@ -123,6 +123,15 @@ final class ContainerImage implements AutoCloseable {
     }
 
     /**
+     * The image's name in buildah's storage.
+     *
+     * @return e.g. {@code localhost/payments-authorization:it-prebuild-1234}
+     */
+    String name() {
+        return name;
+    }
+
+    /**
      * The image's OCI configuration ({@code User}, {@code Env}, {@code Entrypoint}, {@code WorkingDir}, ...).
      *
      * @return the {@code config} object of the OCI image configuration

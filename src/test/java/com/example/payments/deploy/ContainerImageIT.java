@@ -24,10 +24,12 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import com.example.payments.http.Json;
+import com.example.payments.loadtests.SmokeRun;
 import com.example.payments.testing.Http;
 import com.example.payments.testing.MetricsScrape;
 import com.example.payments.testing.ServiceProcess;
 import com.example.payments.testing.TestCredentials;
+import com.example.payments.testing.Tools;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import org.junit.jupiter.api.AfterAll;
@@ -58,7 +60,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * {@code scripts/build-image.sh} (stand-in bases: the public registry is unreachable here), then run once by
  * {@code scripts/run-image.sh} as the pod runs it (PID 1 of its own PID namespace, uid 10001, read-only root, only
  * {@code /tmp} writable), and finally stopped with SIGTERM sent to that PID 1 while a POST is in flight.
- * Start-to-ready timings are measured by {@code load-tests/image-start.sh}, not asserted here.
+ * Start-to-ready timings are measured by {@code load-tests/image-start/run.sh}, not asserted here; its smoke run
+ * ({@code SMOKE=1}, one start per mode) runs last, on this image, so that a benchmark the image outgrew fails the build
+ * without a second image build (the other scenarios' smoke runs are in {@code LoadTestSmokeIT}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -309,6 +313,22 @@ class ContainerImageIT {
         try (Stream<Path> written = Files.walk(tmp)) {
             System.out.println("What the service wrote to /tmp: " + written.map(tmp::relativize).toList());
         }
+    }
+
+    @Test
+    @Order(8)
+    void theImageStartBenchmarkRunsInSmokeModeOnThisImage() throws Exception {
+        List<String> missing = SmokeRun.missing(List.of());
+        if (!missing.isEmpty()) {
+            Tools.unmet("the image-start smoke run needs " + missing + ": apt-get install -y python3");
+        }
+        SmokeRun run = SmokeRun.run("image-start", "image-start", List.of(), Map.of("IMAGE", image.name()),
+                                    Path.of("target", "load-tests-smoke", "image-start").toAbsolutePath(),
+                                    SmokeRun.TIMEOUT);
+        run.assertSucceeded();
+        // mode | starts | median ms | p90 ms | min ms | max ms: both modes started once and answered ready
+        SmokeRun.assertFinds("image-start report", run.report("image-start.md"),
+                             "\\n\\| aot \\| 1 \\| [1-9][0-9]* \\|.*\\n\\| plain \\| 1 \\| [1-9][0-9]* \\|");
     }
 
     private void awaitInFlight() throws Exception {

@@ -1,0 +1,178 @@
+package com.example.payments.loadtests;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import com.example.payments.testing.PostgresServer;
+import com.example.payments.testing.Tools;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every benchmark under {@code load-tests/} still starts and still writes its report: each scenario's {@code run.sh}
+ * in smoke mode ({@code SMOKE=1}: a few seconds, a tiny load, the same instances, client and report generator as a full
+ * run; see {@code load-tests/README.md}), so that a benchmark the service has outgrown (a setting it now requires or
+ * refuses, a renamed jar, a changed log line) fails {@code ./mvnw -B verify} instead of the next person who runs it.
+ *
+ * <p>Each test asserts that its script exits 0 within {@link SmokeRun#TIMEOUT}, that its report exists under
+ * {@code target/load-tests-smoke/<scenario>/reports/} with the numbers the scenario measures, that nothing was written
+ * under {@code load-tests/reports} or {@code load-tests/results}, and that no process the script started outlived it.
+ * The scripts run two at a time (the tools check first, in the test's thread), started together in {@link #startAll}
+ * so that the whole class takes about half the sum of the scripts' times on 2 cores; each test waits for its own.
+ * A missing tool (haproxy, wrk, redis-server, PostgreSQL...) skips the test naming it, or fails it under
+ * {@code CI=true} ({@link Tools}); {@code .ci/run} installs them. The image-start scenario's smoke run is in
+ * {@code ContainerImageIT}, on the image that test builds.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class LoadTestSmokeIT {
+
+    private static final Path OUT = Path.of("target", "load-tests-smoke").toAbsolutePath();
+    private static final List<Path> KEPT = List.of(Path.of("load-tests", "reports"), Path.of("load-tests", "results"));
+    private static final String APT = "apt-get install -y ";
+
+    private final Map<String, Future<SmokeRun>> runs = new ConcurrentHashMap<>();
+    private ExecutorService lanes;
+    private Map<Path, String> keptBefore;
+
+    @BeforeAll
+    void startAll() throws IOException {
+        keptBefore = SmokeRun.snapshot(KEPT);
+        lanes = Executors.newFixedThreadPool(2);
+        // Longest first, so the two lanes end close together. Each scenario that binds fixed ports gets its own range.
+        submit("post-path", List.of(), Map.of(), List.of("wrk", "redis-server", "curl"));
+        submit("store-throughput", List.of(), Map.of(), List.of("wrk", "redis-server", "curl", "postgres"));
+        submit("start-to-ready", List.of(), Map.of(), List.of("wrk", "curl"));
+        submit("fault-soak-redis", List.of("--store", "redis"), Map.of(), List.of("redis-server", "redis-cli", "curl"));
+        submit("fault-soak-postgres", List.of("--store", "postgres"), Map.of(), List.of("curl", "postgres"));
+        submit("rolling-restart", List.of(), Map.of("LT_BASE_PORT", "18000"), List.of("haproxy", "curl"));
+        submit("drain", List.of(), Map.of("LT_BASE_PORT", "18300"), List.of("haproxy", "curl"));
+    }
+
+    @AfterAll
+    void stopAll() {
+        if (lanes != null) {
+            lanes.shutdownNow();
+        }
+    }
+
+    @Test
+    void theRollingRestartBenchmarkRunsInSmokeMode() throws Exception {
+        SmokeRun run = await("rolling-restart");
+        // variant | load | rps | s | requests sent > 0 | 2xx > 0
+        assertFinds(run.report("rolling-restart.md"),
+                "\\n\\| graceful \\| 100% \\| 50 \\| [0-9]+ \\| [1-9][0-9]* \\| [1-9][0-9]* \\|");
+    }
+
+    @Test
+    void theDrainBenchmarkRunsInSmokeMode() throws Exception {
+        SmokeRun run = await("drain");
+        // load | run | rps | in flight at signal | ... | exit status 0 of the drained instance
+        assertFinds(run.report("drain.md"),
+                "\\n\\| 100% \\| 1 \\| 50 \\| [0-9]+ \\|( [^|]+ \\|){13} 0 \\|");
+    }
+
+    @Test
+    void theFaultSoakOnRedisRunsInSmokeModeAndEveryInvariantHolds() throws Exception {
+        SmokeRun run = await("fault-soak-redis");
+        assertFinds(run.report("fault-soak-redis.md"),
+                "\\*\\*Result: every invariant holds\\.\\*\\* 20 payments, [1-9][0-9]* requests");
+    }
+
+    @Test
+    void theFaultSoakOnPostgresRunsInSmokeModeAndEveryInvariantHolds() throws Exception {
+        SmokeRun run = await("fault-soak-postgres");
+        assertFinds(run.report("fault-soak-postgres.md"),
+                "\\*\\*Result: every invariant holds\\.\\*\\* 20 payments, [1-9][0-9]* requests");
+    }
+
+    @Test
+    void theStoreThroughputBenchmarkMeasuresEveryStoreIncludingPostgres() throws Exception {
+        SmokeRun run = await("store-throughput");
+        String report = run.report("store-throughput-*.md");
+        for (String backend : List.of("in-memory", "redis \\+ replica, min-replicas-ack 1", "postgres",
+                                      "postgres \\+ synchronous standby")) {
+            // round | backend | requests/s > 0 | relative | p50 | p90 | p99 | max | non-201 0 | socket errors 0
+            assertFinds(backend + " measured, every answer a 201", report,
+                    "\\n\\| 1 \\| " + backend + " \\| [0-9]*[1-9][0-9]*\\.[0-9] \\|[^\\n]*\\| 0 \\| 0 \\|\\n");
+        }
+    }
+
+    @Test
+    void thePostPathBenchmarkRunsInSmokeMode() throws Exception {
+        SmokeRun run = await("post-path");
+        String report = run.report("post-path-*.md");
+        for (String contender : List.of("bare-get", "bare-post", "product", "redis")) {
+            assertFinds(contender + " measured", report,
+                    "\\n\\| 1 \\| " + contender + " \\| [0-9]*[1-9][0-9]*\\.[0-9] \\|");
+        }
+        // the sweeper: idle CPU empty, then holding at least RECORDS (200) records
+        assertFinds(report,
+                "\\n\\| 0 \\| [0-9.]+ \\|\\n\\| [1-9][0-9]{2,} \\| [0-9.]+ \\|\\n");
+    }
+
+    @Test
+    void theStartToReadyBenchmarkRunsInSmokeMode() throws Exception {
+        SmokeRun run = await("start-to-ready");
+        String report = run.report("start-to-ready-*.md");
+        for (String mode : List.of("plain", "warm-up", "aot", "aot\\+warm-up")) {
+            assertFinds(mode + " started", report,
+                    "\\n\\| " + mode + " \\| 1 \\| [1-9][0-9]* \\|[^\\n]*\\| 0 \\|\\n");
+        }
+    }
+
+    private void submit(String name, List<String> args, Map<String, String> env, List<String> tools) {
+        String scenario = name.startsWith("fault-soak") ? "fault-soak" : name;
+        runs.put(name, lanes.submit(() -> {
+            List<String> missing = SmokeRun.missing(tools);
+            if (!missing.isEmpty()) {
+                return SmokeRun.skipped(name, missing);
+            }
+            return SmokeRun.run(name, scenario, args, env, OUT.resolve(name), SmokeRun.TIMEOUT);
+        }));
+    }
+
+    private SmokeRun await(String name) throws InterruptedException, ExecutionException, IOException {
+        SmokeRun run = runs.get(name).get();
+        if (!run.missing().isEmpty()) {
+            Tools.unmet(name + " smoke: " + run.missing() + " not installed; install with: " + APT
+                        + String.join(" ", run.missing().stream()
+                                .map(tool -> tool.equals("postgres") ? "postgresql" : tool).toList())
+                        + " (or run .ci/run)");
+        }
+        run.assertSucceeded();
+        assertNothingWrittenUnderLoadTests();
+        return run;
+    }
+
+    private static void assertFinds(String what, String report, String regex) {
+        SmokeRun.assertFinds(what, report, regex);
+    }
+
+    private static void assertFinds(String report, String regex) {
+        SmokeRun.assertFinds("report", report, regex);
+    }
+
+    private void assertNothingWrittenUnderLoadTests() throws IOException {
+        assertThat("load-tests/reports and load-tests/results untouched by smoke runs", SmokeRun.snapshot(KEPT),
+                   is(keptBefore));
+    }
+
+    /** For {@link SmokeRun#missing}: PostgreSQL's server binaries are not on the PATH on Debian. */
+    static boolean postgresInstalled() {
+        return PostgresServer.installed();
+    }
+}
