@@ -204,7 +204,8 @@ public final class Main {
         WorkerWatchdog watchdog = new WorkerWatchdog(meters);
 
         IdempotencySettings idempotency = settings.idempotency();
-        Backends backends = Backends.create(idempotency, settings.health().checkTimeout(), meters);
+        Backends backends = Backends.create(idempotency, settings.lifecycle(), settings.health().checkTimeout(),
+                                            meters);
         IdempotencyRegistry registry = IdempotencyRegistry.create(backends.idempotency(), idempotency.inFlightLease(),
                 idempotency.retention(), idempotency.bounds().record(), idempotency.merchantQuota(), meters);
         List<HealthCheck> checks = new ArrayList<>(readinessChecks);
@@ -213,11 +214,13 @@ public final class Main {
 
         AuthorizerBackend issuer = AuthorizerBackend.create(settings.authorizer(), meters);
         IdempotentOperation authorize = IdempotentOperation.create(AuthorizationService.OPERATION, registry,
+                backends.bindings(),
                 RequestIdentities.create(idempotency.fingerprintSecret(), idempotency.previousSecret()),
                 idempotency.bounds(), settings.authorizer().timeout(), state::drainDeadline);
         AuthFailures authFailures = AuthFailures.create(meters, AuthorizationService.RESOURCES.keySet());
         AuthorizationService authorizations = AuthorizationService.create(authorize, issuer.authorizer(),
-                settings.authorizer(), Clock.systemUTC(), meters, authFailures);
+                settings.authorizer(), backends.authorizations(), settings.lifecycle(), Clock.systemUTC(), meters,
+                authFailures);
         AuthenticationFilter authentication = AuthenticationFilter.create(authenticator, authFailures,
                                                                           Set.of(PING));
         InFlightCountingFilter inFlight = InFlightCountingFilter.create(meters);

@@ -91,11 +91,14 @@ public final class IdempotentOperation {
     private final IdempotencySettings.StoreBounds bounds;
     private final Duration workTimeout;
     private final DrainDeadline drain;
+    private final KeyBindings bindings;
 
-    private IdempotentOperation(Definition definition, IdempotencyRegistry registry, RequestIdentities identities,
-                                IdempotencySettings.StoreBounds bounds, Duration workTimeout, DrainDeadline drain) {
+    private IdempotentOperation(Definition definition, IdempotencyRegistry registry, KeyBindings bindings,
+                                RequestIdentities identities, IdempotencySettings.StoreBounds bounds,
+                                Duration workTimeout, DrainDeadline drain) {
         this.definition = definition;
         this.registry = registry;
+        this.bindings = bindings;
         this.identities = identities;
         this.bounds = bounds;
         this.workTimeout = workTimeout;
@@ -107,6 +110,9 @@ public final class IdempotentOperation {
      *
      * @param definition  what the operation is
      * @param registry    the idempotency registry
+     * @param bindings    the system of record's binding of each used key to its request: checked after every new
+     *                    claim, before the work, so a registry that lost its records never lets another request
+     *                    under a used key run
      * @param identities  fingerprints, attempt ids and resource ids
      * @param bounds      the store's worst case ({@code IdempotencySettings.bounds()})
      * @param workTimeout the longest the work takes, e.g. {@code authorizer.timeout}
@@ -114,9 +120,10 @@ public final class IdempotentOperation {
      * @return the flow
      */
     public static IdempotentOperation create(Definition definition, IdempotencyRegistry registry,
-                                             RequestIdentities identities, IdempotencySettings.StoreBounds bounds,
-                                             Duration workTimeout, DrainDeadline drain) {
-        return new IdempotentOperation(definition, registry, identities, bounds, workTimeout, drain);
+                                             KeyBindings bindings, RequestIdentities identities,
+                                             IdempotencySettings.StoreBounds bounds, Duration workTimeout,
+                                             DrainDeadline drain) {
+        return new IdempotentOperation(definition, registry, bindings, identities, bounds, workTimeout, drain);
     }
 
     /**
@@ -165,7 +172,7 @@ public final class IdempotentOperation {
             return;
         }
         switch (claim) {
-        case Claim.Acquired acquired -> run(req, res, acquired, ids.get(acquired.identity()), work);
+        case Claim.Acquired acquired -> bindThenRun(req, res, acquired, ids, work);
         case Claim.Replay replay -> answer(req, res, replay.decision(), true);
         case Claim.InFlight inFlight -> ProblemResponses.sendRetryable(req, res, IdempotencyProblems.inProgress(), 1);
         case Claim.Mismatch mismatch -> ProblemResponses.send(req, res, IdempotencyProblems.reused());
@@ -208,16 +215,55 @@ public final class IdempotentOperation {
         ResponseBodies.send(req, res, found.get().body());
     }
 
-    private void run(ServerRequest req, ServerResponse res, Claim.Acquired claim, Identity identity, Work work) {
+    // The key's durable binding decides which request it belongs to: the registry may have lost the record that did.
+    private void bindThenRun(ServerRequest req, ServerResponse res, Claim.Acquired claim, List<Identity> ids,
+                             Work work) {
+        KeyBindings.Bound bound;
+        try {
+            bound = bindings.bind(claim.lookupKey(), ids, claim.identity());
+        } catch (IdempotencyStore.UnavailableException | StoreFullException e) {
+            LOGGER.log(Level.WARNING, "Key bindings unavailable, refusing the request: {0}", e.getMessage());
+            registry.release(claim, ReleaseReason.ERROR);
+            boolean full = e instanceof StoreFullException;
+            ProblemResponses.sendRetryable(req, res, full ? IdempotencyProblems.full()
+                    : IdempotencyProblems.storeUnavailable(), full ? 5 : 1);
+            return;
+        }
+        if (bound.identity() < 0) {
+            registry.release(claim, ReleaseReason.KEY_REUSED);
+            ProblemResponses.send(req, res, IdempotencyProblems.reused());
+            return;
+        }
+        Identity identity = ids.get(bound.identity());
+        run(req, res, claim, identity, work, reason -> {
+            registry.release(claim, reason);
+            if (bound.created()) {
+                unbindQuietly(claim.lookupKey(), identity.fingerprint());
+            }
+        });
+    }
+
+    // Released without a decision: the key may carry another request, as after any release. A binding left behind
+    // only makes that other request 422 until it is retried with the first body.
+    private void unbindQuietly(String lookupKey, String fingerprint) {
+        try {
+            bindings.unbind(lookupKey, fingerprint);
+        } catch (RuntimeException e) {
+            LOGGER.log(Level.WARNING, "Could not unbind a released idempotency key: {0}", String.valueOf(e));
+        }
+    }
+
+    private void run(ServerRequest req, ServerResponse res, Claim.Acquired claim, Identity identity, Work work,
+                     java.util.function.Consumer<ReleaseReason> release) {
         // The lease must cover the work and the recording: otherwise another replica may claim the key while the
         // work runs. Checked locally (renewals' verdict and deadline), without a round trip.
         if (!registry.leaseCovers(claim, workTimeout)) {
-            registry.release(claim, ReleaseReason.LEASE_LOST);
+            release.accept(ReleaseReason.LEASE_LOST);
             ProblemResponses.sendRetryable(req, res, IdempotencyProblems.leaseLost(), 1);
             return;
         }
         if (!finishesBeforeTheDrainDeadline(workTimeout.plus(bounds.record()))) {
-            registry.release(claim, ReleaseReason.SHUTDOWN);
+            release.accept(ReleaseReason.SHUTDOWN);
             ProblemResponses.sendRetryable(req, res, IdempotencyProblems.draining(), 1);
             return;
         }
@@ -228,18 +274,22 @@ public final class IdempotentOperation {
             // Only the end of the drain interrupts a request: free the key so a retry on another replica runs, and
             // answer if the connection still lets us. The interrupt ends here, with the request: set again, it would
             // make Helidon fail the answer with a 500.
-            registry.release(claim, ReleaseReason.SHUTDOWN);
+            release.accept(ReleaseReason.SHUTDOWN);
             sendQuietly(req, res, IdempotencyProblems.outcomeUnknown());
             return;
         } catch (RuntimeException | Error e) {
-            registry.release(claim, ReleaseReason.ERROR);
+            release.accept(ReleaseReason.ERROR);
             throw e;
         }
         switch (outcome) {
         case Work.Decided decided -> record(req, res, claim, identity, decided);
         case Work.Undecided undecided -> {
-            registry.release(claim, undecided.reason());
-            ProblemResponses.send(req, res, undecided.problem());
+            release.accept(undecided.reason());
+            if (undecided.retryAfterSeconds() > 0) {
+                ProblemResponses.sendRetryable(req, res, undecided.problem(), undecided.retryAfterSeconds());
+            } else {
+                ProblemResponses.send(req, res, undecided.problem());
+            }
         }
         }
     }
