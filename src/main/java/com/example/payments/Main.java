@@ -21,6 +21,7 @@ import com.example.payments.authentication.AuthFailures;
 import com.example.payments.authentication.AuthenticationFilter;
 import com.example.payments.authentication.Authenticator;
 import com.example.payments.authorization.AuthorizationService;
+import com.example.payments.authorization.OperationService;
 import com.example.payments.carddata.LogMasking;
 import com.example.payments.config.ConfigurationException;
 import com.example.payments.health.DependencyChecks;
@@ -217,10 +218,14 @@ public final class Main {
                 backends.bindings(),
                 RequestIdentities.create(idempotency.fingerprintSecret(), idempotency.previousSecret()),
                 idempotency.bounds(), settings.authorizer().timeout(), state::drainDeadline);
-        AuthFailures authFailures = AuthFailures.create(meters, AuthorizationService.RESOURCES.keySet());
+        AuthFailures authFailures = AuthFailures.create(meters, businessResources().keySet());
         AuthorizationService authorizations = AuthorizationService.create(authorize, issuer.authorizer(),
                 settings.authorizer(), backends.authorizations(), settings.lifecycle(), Clock.systemUTC(), meters,
                 authFailures);
+        OperationService operations = OperationService.create(
+                operation(OperationService.CAPTURE, registry, backends, settings, state),
+                operation(OperationService.VOID, registry, backends, settings, state), backends.authorizations(),
+                authorizations, settings.lifecycle(), Clock.systemUTC(), meters);
         AuthenticationFilter authentication = AuthenticationFilter.create(authenticator, authFailures,
                                                                           Set.of(PING));
         InFlightCountingFilter inFlight = InFlightCountingFilter.create(meters);
@@ -232,7 +237,7 @@ public final class Main {
                                                                   settings.http().bodyTimeout());
         WebServer business = Listeners.startBusiness(config, settings, businessDeadlines, state::businessResponded,
                 routing -> businessRouting(routing, state, inFlight, meters, businessDeadlines, authentication,
-                                           authorizations));
+                                           authorizations, operations));
 
         HealthService probes = HealthService.create(state, dependencies, backends.capacity(), watchdog,
                                                     settings.health(), meters);
@@ -299,8 +304,8 @@ public final class Main {
      */
     static void businessRouting(HttpRouting.Builder routing, HealthState state, InFlightCountingFilter inFlight,
                                 MeterRegistry meters, RequestDeadlines deadlines, AuthenticationFilter authentication,
-                                AuthorizationService authorizations) {
-        Map<String, List<Method>> resources = new LinkedHashMap<>(AuthorizationService.RESOURCES);
+                                AuthorizationService authorizations, OperationService operations) {
+        Map<String, List<Method>> resources = businessResources();
         resources.put(PING, GET_HEAD);
         routing.addFilter(TracingFilter.create(Set.of(PING)))
                 .addFilter(RequestIdFilter.create())
@@ -317,7 +322,25 @@ public final class Main {
                            res.header(HeaderNames.CONTENT_TYPE, "text/plain; charset=UTF-8");
                            ResponseBodies.send(req, res, PONG);
                        })
-                .register(authorizations);
+                .register(authorizations)
+                .register(operations);
+    }
+
+    // Every business path and its methods: authorizations, their captures and voids.
+    private static Map<String, List<Method>> businessResources() {
+        Map<String, List<Method>> resources = new LinkedHashMap<>(AuthorizationService.RESOURCES);
+        resources.putAll(OperationService.RESOURCES);
+        return resources;
+    }
+
+    // The idempotent-operation flow of a capture or a void: the registry, key bindings and bounds of authorizations.
+    private static IdempotentOperation operation(IdempotentOperation.Definition definition,
+                                                 IdempotencyRegistry registry, Backends backends,
+                                                 AppSettings settings, HealthState state) {
+        IdempotencySettings idempotency = settings.idempotency();
+        return IdempotentOperation.create(definition, registry, backends.bindings(),
+                RequestIdentities.create(idempotency.fingerprintSecret(), idempotency.previousSecret()),
+                idempotency.bounds(), settings.authorizer().timeout(), state::drainDeadline);
     }
 
     /**

@@ -21,14 +21,16 @@ import java.util.Objects;
  * @param createdAt      the issuer's time of the decision, millisecond precision
  * @param state          current state
  * @param capturedAmount minor units captured so far (succeeded captures)
- * @param captures       ids of its captures, oldest first
+ * @param reservedAmount minor units reserved by pending captures
+ * @param voidPending    a void (a request's or the expiry's) is pending
+ * @param captures       ids of its captures (pending ones included), oldest first
  * @param expiresAt      {@code createdAt} + {@code authorization.validity}
  * @param updatedAt      last change, {@code createdAt} until the first one
  */
 public record AuthorizationRecord(String id, String attemptId, String merchantId, String reference, Amount amount,
                                   Authorization.CardSummary card, String status, String declineCode, Instant createdAt,
-                                  AuthorizationState state, long capturedAmount, List<String> captures,
-                                  Instant expiresAt, Instant updatedAt) {
+                                  AuthorizationState state, long capturedAmount, long reservedAmount,
+                                  boolean voidPending, List<String> captures, Instant expiresAt, Instant updatedAt) {
 
     /**
      * Checks the invariants every store relies on.
@@ -48,8 +50,8 @@ public record AuthorizationRecord(String id, String attemptId, String merchantId
         Objects.requireNonNull(expiresAt, "expiresAt");
         Objects.requireNonNull(updatedAt, "updatedAt");
         captures = List.copyOf(captures);
-        if (capturedAmount < 0 || capturedAmount > amount.value()) {
-            throw new IllegalArgumentException("capturedAmount out of [0, amount]");
+        if (capturedAmount < 0 || reservedAmount < 0 || capturedAmount + reservedAmount > amount.value()) {
+            throw new IllegalArgumentException("captured and reserved amounts out of [0, amount]");
         }
     }
 
@@ -72,8 +74,8 @@ public record AuthorizationRecord(String id, String attemptId, String merchantId
         return new AuthorizationRecord(id, attemptId, request.merchantId(), request.reference(), request.amount(),
                 new Authorization.CardSummary(card.brand(), card.last4()),
                 decision.approved() ? "APPROVED" : "DECLINED", decision.declineCode(), createdAt,
-                decision.approved() ? AuthorizationState.APPROVED : AuthorizationState.DECLINED, 0, List.of(),
-                createdAt.plus(validity), createdAt);
+                decision.approved() ? AuthorizationState.APPROVED : AuthorizationState.DECLINED, 0, 0, false,
+                List.of(), createdAt.plus(validity), createdAt);
     }
 
     /**
@@ -95,6 +97,31 @@ public record AuthorizationRecord(String id, String attemptId, String merchantId
      */
     public Authorization currentView() {
         return view(state, capturedAmount, captures, updatedAt);
+    }
+
+    /**
+     * Where the lifecycle stands, for {@link Lifecycle}.
+     *
+     * @return the position
+     */
+    public Lifecycle.Position position() {
+        return new Lifecycle.Position(state, amount.value(), amount.currency(), capturedAmount, reservedAmount,
+                                      voidPending, captures.size(), expiresAt);
+    }
+
+    /**
+     * This authorization moved to a position, e.g. after a reservation or a settlement.
+     *
+     * @param to       the new position
+     * @param captures its capture ids
+     * @param now      the time of the change ({@code updatedAt} when the state or captured amount changed)
+     * @return the record
+     */
+    public AuthorizationRecord moved(Lifecycle.Position to, List<String> captures, Instant now) {
+        boolean changed = to.state() != state || to.captured() != capturedAmount;
+        return new AuthorizationRecord(id, attemptId, merchantId, reference, amount, card, status, declineCode,
+                createdAt, to.state(), to.captured(), to.reserved(), to.voidPending(), captures, expiresAt,
+                changed ? now : updatedAt);
     }
 
     private Authorization view(AuthorizationState shownState, long captured, List<String> captureIds,

@@ -118,6 +118,15 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
                 .route(Method.predicate(Method.GET, Method.HEAD), PathMatchers.create(PATH + "/{id}"), this::find);
     }
 
+    /**
+     * The bounded authorizer, shared with captures and voids (one executor, one set of meters).
+     *
+     * @return the authorizer
+     */
+    BoundedAuthorizer authorizer() {
+        return authorizer;
+    }
+
     /** Stops the authorizer's executor; in-flight calls are interrupted. Called in the shutdown cleanup phase. */
     @Override
     public void close() {
@@ -164,7 +173,7 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
     }
 
     // Exactly application/json (any parameters, such as charset): a wildcard such as */* is not a content type.
-    private static boolean isJson(Optional<HttpMediaType> contentType) {
+    static boolean isJson(Optional<HttpMediaType> contentType) {
         return contentType.map(type -> type.mediaType().type().equalsIgnoreCase("application")
                                        && type.mediaType().subtype().equalsIgnoreCase("json"))
                 .orElse(false);

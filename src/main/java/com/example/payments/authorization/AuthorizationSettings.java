@@ -14,8 +14,10 @@ import com.example.payments.config.ConfigurationException;
  * @param maxResources {@code authorization.in-memory.max-resources}, default 100000, from 1 to 10000000: resources
  *                     (authorizations and bound idempotency keys) the in-memory resource store holds at most; beyond
  *                     it a new authorization gets 503 with {@code Retry-After}. Read only without a database
+ * @param maxCaptures  {@code authorization.max-captures}, default 50, from 1 to 1000: captures of one authorization at
+ *                     most (succeeded, declined and pending alike); beyond, 409
  */
-public record AuthorizationSettings(Duration validity, int maxResources) {
+public record AuthorizationSettings(Duration validity, int maxResources, int maxCaptures) {
 
     /** Default of {@code authorization.validity}. */
     public static final Duration DEFAULT_VALIDITY = Duration.ofDays(7);
@@ -36,6 +38,7 @@ public record AuthorizationSettings(Duration validity, int maxResources) {
                     + "a duration from PT1S to P31D (P7D by default)");
         }
         int maxResources = (int) values.longInRange("authorization.in-memory.max-resources", 100_000, 1, 10_000_000);
-        return new AuthorizationSettings(validity, maxResources);
+        int maxCaptures = (int) values.longInRange("authorization.max-captures", 50, 1, 1000);
+        return new AuthorizationSettings(validity, maxResources, maxCaptures);
     }
 }

@@ -1,5 +1,6 @@
 package com.example.payments.authorization;
 
+import java.time.Instant;
 import java.util.Optional;
 
 /**
@@ -34,4 +35,72 @@ public interface AuthorizationStore {
      *                              reached (503)
      */
     Optional<AuthorizationRecord> find(String id);
+
+    /**
+     * The reserve step of a capture or a void ({@link Lifecycle#reserve}), in one conditional write: the check of the
+     * authorization as it stands and the reservation, with the pending operation, commit together or not at all.
+     * Insert-if-absent by operation id: a retry of the request finds its operation ({@link Existing}).
+     *
+     * @param authorizationId the parent
+     * @param pending         the operation, {@code PENDING}; its amount is ignored for a void (the remainder is)
+     * @param maxCaptures     {@code authorization.max-captures}
+     * @param now             the time of the request
+     * @return what happened
+     * @throws com.example.payments.idempotency.IdempotencyStore.UnavailableException when the store cannot be reached
+     */
+    Reservation reserve(String authorizationId, OperationRecord pending, int maxCaptures, Instant now);
+
+    /**
+     * The settle step ({@link Lifecycle#settle}): applies the acquirer's answer to the operation and its
+     * authorization together, once (an operation already settled is returned as it is).
+     *
+     * @param operation   the pending operation
+     * @param succeeded   the acquirer applied it
+     * @param declineCode its code when declined
+     * @param now         the time of the answer
+     * @return the settled operation
+     * @throws com.example.payments.idempotency.IdempotencyStore.UnavailableException when the store cannot be reached
+     */
+    OperationRecord settle(OperationRecord operation, boolean succeeded, String declineCode, Instant now);
+
+    /**
+     * Reads a capture or a void.
+     *
+     * @param id the operation id
+     * @return the operation, or empty when unknown
+     * @throws com.example.payments.idempotency.IdempotencyStore.UnavailableException when the store cannot be reached
+     */
+    Optional<OperationRecord> findOperation(String id);
+
+    /** What a reserve step did. */
+    sealed interface Reservation {
+    }
+
+    /**
+     * Reserved: the operation is pending, the authorization holds its reservation.
+     *
+     * @param operation the pending operation, with the amount reserved
+     */
+    record Reserved(OperationRecord operation) implements Reservation {
+    }
+
+    /**
+     * The operation exists already (a retry of the request): pending or settled.
+     *
+     * @param operation the operation as it stands
+     */
+    record Existing(OperationRecord operation) implements Reservation {
+    }
+
+    /**
+     * The lifecycle refused it; nothing was written.
+     *
+     * @param refusal why, with its status code
+     */
+    record Refused(Lifecycle.Refused refusal) implements Reservation {
+    }
+
+    /** No authorization with this id. */
+    record NotFound() implements Reservation {
+    }
 }

@@ -1,5 +1,8 @@
 package com.example.payments.authorization;
 
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -16,6 +19,7 @@ import com.example.payments.idempotency.StoreFullException;
 public final class InMemoryAuthorizationStore implements AuthorizationStore {
 
     private final ConcurrentMap<String, AuthorizationRecord> authorizations = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, OperationRecord> operations = new ConcurrentHashMap<>();
     private final AtomicInteger size = new AtomicInteger();
     private final int maxResources;
 
@@ -59,6 +63,65 @@ public final class InMemoryAuthorizationStore implements AuthorizationStore {
     @Override
     public Optional<AuthorizationRecord> find(String id) {
         return Optional.ofNullable(authorizations.get(id));
+    }
+
+    // One lock for every reserve and settle step: each reads and writes an authorization and an operation together.
+    @Override
+    public synchronized Reservation reserve(String authorizationId, OperationRecord pending, int maxCaptures,
+                                            Instant now) {
+        OperationRecord existing = operations.get(pending.id());
+        if (existing != null) {
+            return new Existing(existing);
+        }
+        AuthorizationRecord authorization = authorizations.get(authorizationId);
+        if (authorization == null) {
+            return new NotFound();
+        }
+        boolean capture = pending.kind().equals(OperationRecord.CAPTURE);
+        Lifecycle.Operation operation = capture ? Lifecycle.Operation.CAPTURE : Lifecycle.Operation.VOID;
+        return switch (Lifecycle.reserve(authorization.position(), operation, pending.amount().value(),
+                                         pending.amount().currency(), maxCaptures, now)) {
+        case Lifecycle.Refused refused -> new Refused(refused);
+        case Lifecycle.Allowed allowed -> {
+            Lifecycle.Position at = authorization.position();
+            Lifecycle.Position reserved = new Lifecycle.Position(at.state(), at.amount(), at.currency(),
+                    at.captured(), at.reserved() + (capture ? allowed.amount() : 0), at.voidPending() || !capture,
+                    at.captures(), at.expiresAt());
+            List<String> captures = new ArrayList<>(authorization.captures());
+            if (capture) {
+                captures.add(pending.id());
+            }
+            OperationRecord reservedOperation = new OperationRecord(pending.id(), pending.kind(), authorizationId,
+                    pending.attemptId(), pending.merchantId(), new Amount(allowed.amount(), at.currency()),
+                    "PENDING", null, pending.createdAt());
+            authorizations.put(authorizationId, authorization.moved(reserved, captures, now));
+            operations.put(pending.id(), reservedOperation);
+            yield new Reserved(reservedOperation);
+        }
+        };
+    }
+
+    @Override
+    public synchronized OperationRecord settle(OperationRecord operation, boolean succeeded, String declineCode,
+                                               Instant now) {
+        OperationRecord current = operations.get(operation.id());
+        if (current == null || !current.pending()) {
+            return current == null ? operation : current;
+        }
+        AuthorizationRecord authorization = authorizations.get(current.authorizationId());
+        Lifecycle.Operation kind = current.kind().equals(OperationRecord.CAPTURE) ? Lifecycle.Operation.CAPTURE
+                : Lifecycle.Operation.VOID;
+        Lifecycle.Position settled = Lifecycle.settle(authorization.position(), kind, current.amount().value(),
+                                                      succeeded);
+        authorizations.put(authorization.id(), authorization.moved(settled, authorization.captures(), now));
+        OperationRecord done = current.settled(succeeded, declineCode);
+        operations.put(done.id(), done);
+        return done;
+    }
+
+    @Override
+    public Optional<OperationRecord> findOperation(String id) {
+        return Optional.ofNullable(operations.get(id));
     }
 
     /**

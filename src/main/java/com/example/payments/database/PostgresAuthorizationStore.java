@@ -4,6 +4,7 @@ import java.sql.Array;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Arrays;
@@ -16,6 +17,7 @@ import com.example.payments.authorization.Authorization;
 import com.example.payments.authorization.AuthorizationRecord;
 import com.example.payments.authorization.AuthorizationState;
 import com.example.payments.authorization.AuthorizationStore;
+import com.example.payments.authorization.OperationRecord;
 
 /**
  * {@link AuthorizationStore} in PostgreSQL, the system of record: the {@code authorizations} table (migrations
@@ -27,9 +29,9 @@ public final class PostgresAuthorizationStore implements AuthorizationStore {
 
     private static final String COLUMNS = "id, attempt_id, merchant, reference, amount, currency, brand, last_four, "
                                           + "status, decline_code, created_at, state, captured_amount, captures, "
-                                          + "expires_at, updated_at";
+                                          + "expires_at, updated_at, reserved_amount, void_pending";
     private static final String INSERT = "INSERT INTO authorizations (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, "
-                                         + "?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING";
+                                         + "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING";
     private static final String FIND = "SELECT " + COLUMNS + " FROM authorizations WHERE id = ?";
 
     private final Database database;
@@ -68,6 +70,8 @@ public final class PostgresAuthorizationStore implements AuthorizationStore {
                 statement.setArray(14, connection.createArrayOf("text", a.captures().toArray()));
                 statement.setObject(15, OffsetDateTime.ofInstant(a.expiresAt(), ZoneOffset.UTC));
                 statement.setObject(16, OffsetDateTime.ofInstant(a.updatedAt(), ZoneOffset.UTC));
+                statement.setLong(17, a.reservedAmount());
+                statement.setBoolean(18, a.voidPending());
                 return statement.executeUpdate() == 1;
             }
         });
@@ -91,6 +95,23 @@ public final class PostgresAuthorizationStore implements AuthorizationStore {
         });
     }
 
+    @Override
+    public Reservation reserve(String authorizationId, OperationRecord pending, int maxCaptures, Instant now) {
+        return database.call("reserve", connection -> PostgresOperations.inTransaction(connection,
+                () -> PostgresOperations.reserve(connection, authorizationId, pending, maxCaptures, now)));
+    }
+
+    @Override
+    public OperationRecord settle(OperationRecord operation, boolean succeeded, String declineCode, Instant now) {
+        return database.call("settle", connection -> PostgresOperations.inTransaction(connection,
+                () -> PostgresOperations.settle(connection, operation, succeeded, declineCode, now)));
+    }
+
+    @Override
+    public Optional<OperationRecord> findOperation(String id) {
+        return database.call("find-operation", connection -> PostgresOperations.find(connection, id, false));
+    }
+
     /**
      * Maps a row selected with {@link #COLUMNS}, in that order.
      *
@@ -98,6 +119,8 @@ public final class PostgresAuthorizationStore implements AuthorizationStore {
      * @return the record
      * @throws SQLException when the row cannot be read
      */
+    static final String SELECT = FIND;
+
     static AuthorizationRecord record(ResultSet row) throws SQLException {
         Array captures = row.getArray(14);
         List<String> ids = captures == null ? List.of() : Arrays.asList((String[]) captures.getArray());
@@ -105,7 +128,7 @@ public final class PostgresAuthorizationStore implements AuthorizationStore {
                 row.getString(4), new Amount(row.getLong(5), row.getString(6)),
                 new Authorization.CardSummary(row.getString(7), row.getString(8)), row.getString(9),
                 row.getString(10), row.getObject(11, OffsetDateTime.class).toInstant(),
-                AuthorizationState.valueOf(row.getString(12)), row.getLong(13), ids,
+                AuthorizationState.valueOf(row.getString(12)), row.getLong(13), row.getLong(17), row.getBoolean(18), ids,
                 row.getObject(15, OffsetDateTime.class).toInstant(),
                 row.getObject(16, OffsetDateTime.class).toInstant());
     }

@@ -66,7 +66,9 @@ public final class IdempotencyRegistry implements AutoCloseable {
         /**
          * The system of record binds the key to another request (422): the registry had lost the record that said so.
          */
-        KEY_REUSED
+        KEY_REUSED,
+        /** The resource's state refused the operation (409, 422): nothing was done, a retry checks again. */
+        REFUSED
     }
 
     private enum State { HELD, LOST, DECIDED }

@@ -52,7 +52,8 @@ public final class IdempotentOperation {
      * @param operation name in lookup keys and attempt ids, e.g. {@code authorize}; keys of two operations never meet
      * @param kind      kind of the resource it creates, e.g. {@code authorization}
      * @param basePath  where the resources are read back, e.g. {@code /v1/authorizations}: {@code Location} is
-     *                  {@code basePath/id}
+     *                  {@code basePath/id}; a {@code {id}} in it is the request's path parameter {@code id} (the
+     *                  parent of a sub-resource, e.g. {@code /v1/authorizations/{id}/captures})
      * @param route     the route, for problem details, e.g. {@code POST /v1/authorizations}
      * @param owner     reads the scope a recorded body belongs to, e.g. its {@code merchantId}; {@link #find} answers
      *                  404 to any other scope
@@ -156,7 +157,25 @@ public final class IdempotentOperation {
      */
     public void execute(ServerRequest req, ServerResponse res, String scope, IdempotencyKey key, String canonicalForm,
                         Work work) {
-        List<Identity> ids = identities.of(definition.operation(), definition.kind(), scope, key, canonicalForm);
+        execute(req, res, scope, "", key, canonicalForm, work);
+    }
+
+    /**
+     * Runs a validated request on a sub-resource through the flow: its keys are scoped by the parent too, so one key
+     * used on two parents (a capture of two authorizations) is two requests, never a replay.
+     *
+     * @param req           the request, read to its end
+     * @param res           the response, not yet sent
+     * @param scope         the merchant the caller acts for
+     * @param parent        the parent resource's id, e.g. the authorization a capture is of; empty for none
+     * @param key           the idempotency key
+     * @param canonicalForm the validated request in canonical form, the parent id included
+     * @param work          the work, run only when this request acquired the key
+     */
+    public void execute(ServerRequest req, ServerResponse res, String scope, String parent, IdempotencyKey key,
+                        String canonicalForm, Work work) {
+        String operation = parent.isEmpty() ? definition.operation() : definition.operation() + "/" + parent;
+        List<Identity> ids = identities.of(operation, definition.kind(), scope, key, canonicalForm);
         // Nothing is claimed that could not finish before the drain deadline: a claim, the work and the recording.
         if (!finishesBeforeTheDrainDeadline(bounds.total().plus(workTimeout))) {
             registry.refused("draining");
@@ -165,7 +184,7 @@ public final class IdempotentOperation {
         }
         Claim claim;
         try {
-            claim = registry.claim(RequestIdentities.lookupKey(definition.operation(), scope, key), ids);
+            claim = registry.claim(RequestIdentities.lookupKey(operation, scope, key), ids);
         } catch (IdempotencyStore.UnavailableException e) {
             LOGGER.log(Level.WARNING, "Idempotency store unavailable, refusing the request: {0}", e.getMessage());
             ProblemResponses.sendRetryable(req, res, IdempotencyProblems.storeUnavailable(), 1);
@@ -315,7 +334,8 @@ public final class IdempotentOperation {
 
     private void answer(ServerRequest req, ServerResponse res, Decision decision, boolean replayed) {
         res.status(Status.CREATED_201)
-                .header(HeaderNames.LOCATION, definition.basePath() + "/" + decision.key().id())
+                .header(HeaderNames.LOCATION, definition.basePath().replace("{id}", req.path().pathParameters()
+                        .first("id").orElse("")) + "/" + decision.key().id())
                 .header(HeaderValues.CONTENT_TYPE_JSON);
         if (replayed) {
             res.header(IDEMPOTENT_REPLAYED, "true");

@@ -19,7 +19,7 @@ class AuthorizationServiceCreateTest {
     private final Authorizer authorizer = mock(Authorizer.class);
     private final AuthorizerSettings settings = mock(AuthorizerSettings.class);
     private final AuthorizationStore store = InMemoryAuthorizationStore.create(1);
-    private final AuthorizationSettings lifecycle = new AuthorizationSettings(AuthorizationSettings.DEFAULT_VALIDITY, 1);
+    private final AuthorizationSettings lifecycle = new AuthorizationSettings(AuthorizationSettings.DEFAULT_VALIDITY, 1, 50);
     private final Clock clock = Clock.systemUTC();
     private final MeterRegistry meters = mock(MeterRegistry.class);
     private final AuthFailures failures = mock(AuthFailures.class);

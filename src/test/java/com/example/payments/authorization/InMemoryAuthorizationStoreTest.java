@@ -22,7 +22,7 @@ class InMemoryAuthorizationStoreTest {
         Instant created = Instant.parse("2026-12-01T12:00:00Z");
         return new AuthorizationRecord(id, "att_" + id, "m_123", null, new Amount(1299, "EUR"),
                 new Authorization.CardSummary("visa", "1111"), "APPROVED", null, created,
-                AuthorizationState.APPROVED, 0, List.of(), created.plus(Duration.ofDays(7)), created);
+                AuthorizationState.APPROVED, 0, 0, false, List.of(), created.plus(Duration.ofDays(7)), created);
     }
 
     @Test
@@ -30,7 +30,7 @@ class InMemoryAuthorizationStoreTest {
         InMemoryAuthorizationStore store = InMemoryAuthorizationStore.create(10);
         AuthorizationRecord first = authorization("a");
         AuthorizationRecord second = new AuthorizationRecord("a", "att_other", "m_123", null, new Amount(1, "EUR"),
-                first.card(), "APPROVED", null, first.createdAt(), AuthorizationState.APPROVED, 0, List.of(),
+                first.card(), "APPROVED", null, first.createdAt(), AuthorizationState.APPROVED, 0, 0, false, List.of(),
                 first.expiresAt(), first.updatedAt());
         assertThat(store.create(first), is(first));
         assertThat(store.create(second), is(first));
