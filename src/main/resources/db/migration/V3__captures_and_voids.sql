@@ -11,7 +11,7 @@ ALTER TABLE authorizations
 -- Never deleted by the service, like the authorizations.
 CREATE TABLE authorization_operations (
     id               uuid        PRIMARY KEY,                -- derived from the attempt id
-    kind             text        NOT NULL CHECK (kind IN ('capture', 'void')),
+    kind             text        NOT NULL CHECK (kind IN ('capture', 'void', 'expiry')),  -- expiry: the worker's void
     authorization_id uuid        NOT NULL REFERENCES authorizations (id),
     attempt_id       text        NOT NULL UNIQUE,
     merchant         text        NOT NULL,

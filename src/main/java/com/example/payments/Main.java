@@ -21,6 +21,7 @@ import com.example.payments.authentication.AuthFailures;
 import com.example.payments.authentication.AuthenticationFilter;
 import com.example.payments.authentication.Authenticator;
 import com.example.payments.authorization.AuthorizationService;
+import com.example.payments.authorization.Expiry;
 import com.example.payments.authorization.OperationService;
 import com.example.payments.carddata.LogMasking;
 import com.example.payments.config.ConfigurationException;
@@ -80,6 +81,9 @@ public final class Main {
     private static final System.Logger LOGGER = System.getLogger(Main.class.getName());
     private static final Duration SWEEP_INTERVAL = Duration.ofSeconds(1);
     private static final Duration SWEEPER_STALE_AFTER = Duration.ofSeconds(10);
+    // The expiry worker: a run handles at most 100 authorizations, each a store write and a bounded acquirer call.
+    private static final Duration EXPIRY_INTERVAL = Duration.ofSeconds(1);
+    private static final int EXPIRY_BATCH = 100;
     private static final byte[] PONG = "pong".getBytes(StandardCharsets.UTF_8);
     private static final List<Method> GET_HEAD = List.of(Method.GET, Method.HEAD);
     /** The loopback prober's route: public, and neither logged by the access log nor traced. */
@@ -252,6 +256,13 @@ public final class Main {
             watchdog.watch(sweeperHeartbeat);
             workers.add(PeriodicWorker.start(sweeperHeartbeat, SWEEP_INTERVAL, sweep));
         });
+
+        // Its staleness threshold covers a run of acquirer calls that all time out.
+        Heartbeat expiryHeartbeat = Heartbeat.create("authorization-expiry", SWEEPER_STALE_AFTER.plus(
+                settings.authorizer().timeout().multipliedBy(2)));
+        watchdog.watch(expiryHeartbeat);
+        workers.add(PeriodicWorker.start(expiryHeartbeat, EXPIRY_INTERVAL, Expiry.create(backends.authorizations(),
+                authorizations, Clock.systemUTC(), EXPIRY_BATCH)));
 
         LoopbackProber prober = LoopbackProber.create(state, Listeners.pingUri(config, business.port()),
                                                       settings.health());

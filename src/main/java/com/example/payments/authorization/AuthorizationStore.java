@@ -37,7 +37,8 @@ public interface AuthorizationStore {
     Optional<AuthorizationRecord> find(String id);
 
     /**
-     * The reserve step of a capture or a void ({@link Lifecycle#reserve}), in one conditional write: the check of the
+     * The reserve step of a capture, a void or an expiry ({@link Lifecycle#reserve}; {@link OperationRecord#kind()}
+     * says which), in one conditional write: the check of the
      * authorization as it stands and the reservation, with the pending operation, commit together or not at all.
      * Insert-if-absent by operation id: a retry of the request finds its operation ({@link Existing}).
      *
@@ -71,6 +72,16 @@ public interface AuthorizationStore {
      * @throws com.example.payments.idempotency.IdempotencyStore.UnavailableException when the store cannot be reached
      */
     Optional<OperationRecord> findOperation(String id);
+
+    /**
+     * Approved authorizations past their {@code expiresAt}, oldest expiry first: what the expiry worker releases.
+     *
+     * @param now   the time
+     * @param limit at most this many
+     * @return the authorizations
+     * @throws com.example.payments.idempotency.IdempotencyStore.UnavailableException when the store cannot be reached
+     */
+    java.util.List<AuthorizationRecord> expired(Instant now, int limit);
 
     /** What a reserve step did. */
     sealed interface Reservation {

@@ -78,8 +78,7 @@ public final class InMemoryAuthorizationStore implements AuthorizationStore {
             return new NotFound();
         }
         boolean capture = pending.kind().equals(OperationRecord.CAPTURE);
-        Lifecycle.Operation operation = capture ? Lifecycle.Operation.CAPTURE : Lifecycle.Operation.VOID;
-        return switch (Lifecycle.reserve(authorization.position(), operation, pending.amount().value(),
+        return switch (Lifecycle.reserve(authorization.position(), pending.operation(), pending.amount().value(),
                                          pending.amount().currency(), maxCaptures, now)) {
         case Lifecycle.Refused refused -> new Refused(refused);
         case Lifecycle.Allowed allowed -> {
@@ -109,14 +108,22 @@ public final class InMemoryAuthorizationStore implements AuthorizationStore {
             return current == null ? operation : current;
         }
         AuthorizationRecord authorization = authorizations.get(current.authorizationId());
-        Lifecycle.Operation kind = current.kind().equals(OperationRecord.CAPTURE) ? Lifecycle.Operation.CAPTURE
-                : Lifecycle.Operation.VOID;
-        Lifecycle.Position settled = Lifecycle.settle(authorization.position(), kind, current.amount().value(),
+        Lifecycle.Position settled = Lifecycle.settle(authorization.position(), current.operation(),
+                                                      current.amount().value(),
                                                       succeeded);
         authorizations.put(authorization.id(), authorization.moved(settled, authorization.captures(), now));
         OperationRecord done = current.settled(succeeded, declineCode);
         operations.put(done.id(), done);
         return done;
+    }
+
+    @Override
+    public List<AuthorizationRecord> expired(Instant now, int limit) {
+        return authorizations.values().stream()
+                .filter(a -> a.state() == AuthorizationState.APPROVED && !a.expiresAt().isAfter(now))
+                .sorted(java.util.Comparator.comparing(AuthorizationRecord::expiresAt))
+                .limit(limit)
+                .toList();
     }
 
     @Override

@@ -138,7 +138,8 @@ public final class Lifecycle {
      * @param at        the authorization, with the reservation
      * @param operation the operation reserved
      * @param amount    what it reserved
-     * @param succeeded {@code true} when the acquirer applied it, {@code false} when it declined
+     * @param succeeded {@code true} when the acquirer applied it, {@code false} when it declined (an expiry ends
+     *                  in {@code EXPIRED} either way)
      * @return the authorization after it
      */
     public static Position settle(Position at, Operation operation, long amount, boolean succeeded) {
@@ -149,8 +150,10 @@ public final class Lifecycle {
             yield new Position(state, at.amount(), at.currency(), captured, at.reserved() - amount, at.voidPending(),
                                at.captures(), at.expiresAt());
         }
-        case VOID, EXPIRE -> new Position(succeeded ? (operation == Operation.VOID ? AuthorizationState.VOIDED
-                : AuthorizationState.EXPIRED) : at.state(), at.amount(), at.currency(), at.captured(),
+        case VOID -> new Position(succeeded ? AuthorizationState.VOIDED : at.state(), at.amount(), at.currency(),
+                at.captured(), at.reserved(), false, at.captures(), at.expiresAt());
+        // Past its validity nothing is capturable here, whatever the acquirer answered the void.
+        case EXPIRE -> new Position(AuthorizationState.EXPIRED, at.amount(), at.currency(), at.captured(),
                 at.reserved(), false, at.captures(), at.expiresAt());
         };
     }

@@ -9,7 +9,7 @@ import java.util.Objects;
  * execution of one request finds the same operation.
  *
  * @param id              the resource id (a UUID)
- * @param kind            {@code capture} or {@code void}
+ * @param kind            {@code capture}, {@code void} or {@code expiry}
  * @param authorizationId the parent authorization
  * @param attemptId       the operation's own attempt id, sent to the acquirer
  * @param merchantId      the merchant that owns it
@@ -25,6 +25,21 @@ public record OperationRecord(String id, String kind, String authorizationId, St
     public static final String CAPTURE = "capture";
     /** {@code kind} of a void. */
     public static final String VOID = "void";
+    /** {@code kind} of the void the expiry worker sends: the authorization becomes {@code EXPIRED}. */
+    public static final String EXPIRY = "expiry";
+
+    /**
+     * The lifecycle operation of this kind.
+     *
+     * @return capture, void or expire
+     */
+    public Lifecycle.Operation operation() {
+        return switch (kind) {
+        case CAPTURE -> Lifecycle.Operation.CAPTURE;
+        case EXPIRY -> Lifecycle.Operation.EXPIRE;
+        default -> Lifecycle.Operation.VOID;
+        };
+    }
 
     /**
      * Checks the required parts.

@@ -108,6 +108,24 @@ public final class PostgresAuthorizationStore implements AuthorizationStore {
     }
 
     @Override
+    public List<AuthorizationRecord> expired(Instant now, int limit) {
+        return database.call("expired-authorizations", connection -> {
+            try (PreparedStatement statement = connection.prepareStatement("SELECT " + COLUMNS + " FROM authorizations "
+                    + "WHERE state = 'APPROVED' AND expires_at <= ? ORDER BY expires_at LIMIT ?")) {
+                statement.setObject(1, OffsetDateTime.ofInstant(now, ZoneOffset.UTC));
+                statement.setInt(2, limit);
+                List<AuthorizationRecord> expired = new java.util.ArrayList<>();
+                try (ResultSet row = statement.executeQuery()) {
+                    while (row.next()) {
+                        expired.add(record(row));
+                    }
+                }
+                return expired;
+            }
+        });
+    }
+
+    @Override
     public Optional<OperationRecord> findOperation(String id) {
         return database.call("find-operation", connection -> PostgresOperations.find(connection, id, false));
     }

@@ -61,20 +61,22 @@ final class PostgresOperations {
     static AuthorizationStore.Reservation reserve(Connection connection, String authorizationId,
                                                   OperationRecord pending, int maxCaptures, Instant now)
             throws SQLException {
-        Optional<AuthorizationRecord> locked = lock(connection, authorizationId);
-        if (locked.isEmpty()) {
-            return new AuthorizationStore.NotFound();
-        }
-        // After the lock: a retry racing its first execution finds the operation the first one committed.
+        // Before the lock, which every capture of the authorization queues on: a retry finds its operation without
+        // waiting. Two executions of one attempt racing past it (a lapsed lease) collide on the operation's primary
+        // key, and the loser's retry finds the winner's.
         Optional<OperationRecord> existing = find(connection, pending.id(), false);
         if (existing.isPresent()) {
             return new AuthorizationStore.Existing(existing.get());
         }
+        Optional<AuthorizationRecord> locked = lock(connection, authorizationId);
+        if (locked.isEmpty()) {
+            return new AuthorizationStore.NotFound();
+        }
         AuthorizationRecord authorization = locked.get();
         boolean capture = pending.kind().equals(OperationRecord.CAPTURE);
         Lifecycle.Position at = authorization.position();
-        return switch (Lifecycle.reserve(at, capture ? Lifecycle.Operation.CAPTURE : Lifecycle.Operation.VOID,
-                                         pending.amount().value(), pending.amount().currency(), maxCaptures, now)) {
+        return switch (Lifecycle.reserve(at, pending.operation(), pending.amount().value(),
+                                         pending.amount().currency(), maxCaptures, now)) {
         case Lifecycle.Refused refused -> new AuthorizationStore.Refused(refused);
         case Lifecycle.Allowed allowed -> {
             Lifecycle.Position reserved = new Lifecycle.Position(at.state(), at.amount(), at.currency(),
@@ -102,9 +104,8 @@ final class PostgresOperations {
         if (!current.pending()) {
             return current;
         }
-        Lifecycle.Position settled = Lifecycle.settle(authorization.position(), current.kind().equals(
-                OperationRecord.CAPTURE) ? Lifecycle.Operation.CAPTURE : Lifecycle.Operation.VOID,
-                current.amount().value(), succeeded);
+        Lifecycle.Position settled = Lifecycle.settle(authorization.position(), current.operation(),
+                                                      current.amount().value(), succeeded);
         update(connection, authorization.moved(settled, authorization.captures(), now));
         OperationRecord done = current.settled(succeeded, declineCode);
         try (PreparedStatement statement = connection.prepareStatement(SETTLE)) {

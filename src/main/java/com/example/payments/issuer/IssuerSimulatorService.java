@@ -35,7 +35,8 @@ import io.helidon.webserver.http.ServerResponse;
  *     attempt id as {@code Idempotency-Key}: 200 with the same decision body; declined {@code over_capture},
  *     {@code voided} or {@code unknown_authorization} by the issuer itself; the first answer again for a known attempt
  *     id, with {@code Idempotent-Replayed: true}.</li>
- *     <li>{@code GET /stats}: 200 {@link IssuerStats} as JSON.</li>
+ *     <li>{@code GET /stats}: 200 {@link IssuerStats} as JSON; {@code GET /stats/operations}: 200
+ *     {@code {"freshDecisions"}}, the captures and voids decided (each attempt id once).</li>
  * </ul>
  * Card numbers and CVCs are never logged nor echoed.
  */
@@ -71,7 +72,10 @@ final class IssuerSimulatorService implements HttpService {
         rules.post("/v1/authorizations", this::authorize)
                 .post("/v1/authorizations/{attemptId}/captures", (req, res) -> operation(req, res, true))
                 .post("/v1/authorizations/{attemptId}/voids", (req, res) -> operation(req, res, false))
-                .get("/stats", this::stats);
+                .get("/stats", this::stats)
+                .get("/stats/operations", (req, res) -> res.header(HeaderValues.CONTENT_TYPE_JSON)
+                        .header(HeaderNames.CACHE_CONTROL, "no-store")
+                        .send("{\"freshDecisions\":" + issuer.freshOperationDecisions() + "}"));
     }
 
     // A capture ({"amount":{"value","currency"}}) or a void (no body, or {}) of the authorization approved under the

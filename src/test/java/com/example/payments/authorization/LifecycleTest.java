@@ -117,4 +117,15 @@ class LifecycleTest {
         assertThat(declined.state(), is(AuthorizationState.APPROVED));
         assertThat(declined.voidPending(), is(false));
     }
+
+    @Test
+    void anExpiryEndsTheAuthorizationWhateverTheAcquirerAnsweredAndKeepsWhatWasCaptured() {
+        Position pending = at(AuthorizationState.APPROVED, 299, 0, true, 1, NOW);
+        for (boolean succeeded : new boolean[] {true, false}) {
+            Position settled = Lifecycle.settle(pending, Operation.EXPIRE, 701, succeeded);
+            assertThat(settled.state(), is(AuthorizationState.EXPIRED));
+            assertThat(settled.captured(), is(299L));
+            assertThat(settled.voidPending(), is(false));
+        }
+    }
 }
