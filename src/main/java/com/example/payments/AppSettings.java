@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Locale;
 
 import com.example.payments.authentication.AuthSettings;
+import com.example.payments.authorization.AuthorizationSettings;
 import com.example.payments.authorization.AuthorizerSettings;
 import com.example.payments.config.ConfigValues;
 import com.example.payments.config.ConfigurationException;
@@ -33,11 +34,13 @@ import io.helidon.config.Config;
  * @param accessLog    {@code access-log.*}: the business listener's access log
  * @param tracing      {@code tracing.*}: OpenTelemetry tracing, off by default
  * @param warmUp       {@code warm-up.*}: the synthetic requests sent before startup completes
+ * @param lifecycle    {@code authorization.*}: validity and the in-memory resource store's bound
  */
 record AppSettings(int businessPort, int healthPort, HealthSettings health, ShutdownSettings shutdown,
                    IdempotencySettings idempotency, AuthorizerSettings authorizer, HttpSettings http,
                    LogFormat logFormat, Environment environment, AuthSettings auth,
-                   AccessLogSettings accessLog, TracingSettings tracing, WarmUpSettings warmUp) {
+                   AccessLogSettings accessLog, TracingSettings tracing, WarmUpSettings warmUp,
+                   AuthorizationSettings lifecycle) {
 
     /** {@code logging.format}. */
     enum LogFormat { TEXT, JSON }
@@ -136,7 +139,8 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
                 AccessLogSettings.create(values),
                 TracingSettings.create(values, ConfigValues.configName(
                         values.oneOf("app.environment", Environment.class, Environment.DEV))),
-                WarmUpSettings.create(values));
+                WarmUpSettings.create(values),
+                AuthorizationSettings.create(values));
         // After the listener keys this service reads itself (port, connection caps, idle timeouts), so that their
         // mistakes are reported with their own allowed ranges rather than Helidon's.
         ListenerConfigs.check(config);

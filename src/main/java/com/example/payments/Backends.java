@@ -1,27 +1,27 @@
 package com.example.payments;
 
-import java.io.IOException;
 import java.time.Duration;
-import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 
-import com.example.payments.authorization.Authorization;
-import com.example.payments.authorization.AuthorizationService;
-import com.example.payments.database.AuthorizationRow;
+import com.example.payments.authorization.AuthorizationSettings;
+import com.example.payments.authorization.AuthorizationStore;
+import com.example.payments.authorization.InMemoryAuthorizationStore;
 import com.example.payments.database.Database;
 import com.example.payments.database.DatabaseReadinessCheck;
-import com.example.payments.database.DatabaseSettings;
+import com.example.payments.database.PostgresAuthorizationStore;
 import com.example.payments.database.PostgresIdempotencyStore;
-
+import com.example.payments.database.PostgresKeyBindings;
 import com.example.payments.health.CapacityCheck;
-import com.example.payments.http.Json;
-import com.example.payments.idempotency.Decision;
 import com.example.payments.idempotency.IdempotencySettings;
 import com.example.payments.idempotency.IdempotencyStore;
 import com.example.payments.idempotency.InMemoryIdempotencyStore;
+import com.example.payments.idempotency.InMemoryKeyBindings;
+import com.example.payments.idempotency.KeyBindings;
 import com.example.payments.redis.RedisConnection;
 import com.example.payments.redis.RedisIdempotencyStore;
 import com.example.payments.redis.RedisReadinessCheck;
@@ -30,23 +30,31 @@ import io.helidon.health.HealthCheck;
 import io.helidon.metrics.api.MeterRegistry;
 
 /**
- * The store of the configured backend ({@code idempotency.store}: idempotency keys and the recorded decisions, which
- * are also the authorizations {@code GET} reads) and what comes with it: the readiness dependencies it adds, the
- * retention sweep (in-memory only: Redis expires records itself, so no sweeper runs and liveness watches no sweeper
- * heartbeat), and the resources the shutdown sequence closes. With postgres the decisions of {@code authorize} are
- * also written to the {@code authorizations} table, in the same transaction.
+ * The stores of the configured backend and what comes with them: the idempotency registry's store
+ * ({@code idempotency.store}: keys and recorded decisions, which replay), the resource store (the authorizations and
+ * their lifecycle, which {@code GET} reads) with the durable key bindings, the readiness dependencies they add, the
+ * retention sweep (in-memory and postgres: Redis expires records itself, so no sweeper runs and liveness watches no
+ * sweeper heartbeat), and the resources the shutdown sequence closes.
+ *
+ * <p>Resources live in PostgreSQL whenever a database is configured: with {@code idempotency.store: postgres}, and
+ * with {@code redis} in front of it (the registry in Redis, the system of record in PostgreSQL). Without one (the
+ * embedded defaults, or redis on a laptop) they live in this process's memory, bounded by
+ * {@code authorization.in-memory.max-resources}; staging and prod refuse that.
  *
  * @param idempotency     keys and decisions
- * @param readinessChecks required dependencies ({@code idempotency-store} with redis, {@code database} with postgres;
- *                        none in memory)
+ * @param authorizations  the resource store
+ * @param bindings        each used idempotency key bound to its request's fingerprint
+ * @param readinessChecks required dependencies ({@code idempotency-store} with redis, {@code database} with a
+ *                        database; none in memory)
  * @param capacity        what readiness reports when full without feeding the circuit breaker: the in-memory store at
  *                        {@code idempotency.max-keys}; none with redis (Redis refuses writes when full: 503 per request)
  * @param sweep           drops expired records, run by the {@code idempotency-sweeper} worker (in memory; with
  *                        postgres in batches of 500 rows); empty with redis
  * @param resources       closed in the shutdown cleanup phase, by name
  */
-record Backends(IdempotencyStore idempotency, List<HealthCheck> readinessChecks, List<CapacityCheck> capacity,
-                Optional<Runnable> sweep, Map<String, AutoCloseable> resources) {
+record Backends(IdempotencyStore idempotency, AuthorizationStore authorizations, KeyBindings bindings,
+                List<HealthCheck> readinessChecks, List<CapacityCheck> capacity, Optional<Runnable> sweep,
+                Map<String, AutoCloseable> resources) {
 
     // A sweeper run deletes at most 20 statements x 500 rows of each table: each statement short, the heartbeat
     // touched within seconds even with a backlog (the next run goes on).
@@ -54,64 +62,62 @@ record Backends(IdempotencyStore idempotency, List<HealthCheck> readinessChecks,
     private static final int SWEEP_MAX_BATCHES = 20;
 
     /**
-     * Builds the store; with redis, also connects (an unreachable Redis is logged, not fatal); with postgres, opens
+     * Builds the stores; with redis, also connects (an unreachable Redis is logged, not fatal); with a database, opens
      * the pool and migrates the schema ({@link Database#open}: an unreachable database is logged and retried, the
      * service starts unready).
      *
      * @param settings     {@code idempotency.*}
+     * @param lifecycle    {@code authorization.*}: the in-memory bound, and the validity the migrations need
      * @param checkTimeout {@code health.readiness.check-timeout}, bounds the Redis {@code PING} and the database check
      * @param meters       the service's registry (the database pool's and statements' metrics)
      * @return the backends
      * @throws com.example.payments.config.ConfigurationException when the database refuses the credentials or
      *                                                            does not exist (exit 2)
      */
-    static Backends create(IdempotencySettings settings, Duration checkTimeout, MeterRegistry meters) {
-        if (settings.database().isPresent()) {
-            return postgres(settings.database().get(), checkTimeout, meters);
+    static Backends create(IdempotencySettings settings, AuthorizationSettings lifecycle, Duration checkTimeout,
+                           MeterRegistry meters) {
+        Optional<Database> database = settings.database()
+                .map(db -> Database.open(db, lifecycle.validity(), meters));
+        if (settings.store() == IdempotencySettings.Store.POSTGRES) {
+            return postgres(database.orElseThrow(), checkTimeout);
         }
         return settings.redis()
-                .map(redis -> redis(redis, checkTimeout))
-                .orElseGet(() -> inMemory(settings));
+                .map(redis -> redis(redis, database, lifecycle, checkTimeout))
+                .orElseGet(() -> inMemory(settings, lifecycle));
     }
 
-    private static Backends postgres(DatabaseSettings settings, Duration checkTimeout, MeterRegistry meters) {
-        Database database = Database.open(settings, meters);
-        PostgresIdempotencyStore store = PostgresIdempotencyStore.create(database, Backends::authorizationRow);
+    private static Backends postgres(Database database, Duration checkTimeout) {
+        // The authorization row is written by the resource store before the decision is recorded, not by the record.
+        PostgresIdempotencyStore store = PostgresIdempotencyStore.create(database, decision -> Optional.empty());
         Runnable sweep = () -> store.sweepQuietly(SWEEP_BATCH, SWEEP_MAX_BATCHES);
-        return new Backends(store, List.of(DatabaseReadinessCheck.create(database, checkTimeout)), List.of(),
+        return new Backends(store, PostgresAuthorizationStore.create(database), PostgresKeyBindings.create(database),
+                            List.of(DatabaseReadinessCheck.create(database, checkTimeout)), List.of(),
                             Optional.of(sweep), Map.of("database-pool", database));
     }
 
-    // The authorizations row of a recorded authorization, from the body the service itself serialized.
-    static Optional<AuthorizationRow> authorizationRow(Decision decision) {
-        if (!decision.key().kind().equals(AuthorizationService.OPERATION.kind())) {
-            return Optional.empty();
-        }
-        Authorization a;
-        try {
-            a = Json.mapper().readValue(decision.body(), Authorization.class);
-        } catch (IOException e) {
-            throw new IllegalStateException("A recorded authorization that is not an Authorization", e);
-        }
-        return Optional.of(new AuthorizationRow(UUID.fromString(a.id()), a.merchantId(), a.reference(),
-                                                a.amount().value(), a.amount().currency(), a.card().brand(),
-                                                a.card().last4(), a.status(), a.declineCode(),
-                                                Instant.parse(a.createdAt())));
-    }
-
-    private static Backends inMemory(IdempotencySettings settings) {
+    private static Backends inMemory(IdempotencySettings settings, AuthorizationSettings lifecycle) {
         InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create(settings.maxKeys());
         Runnable sweep = store::sweep;
         CapacityCheck full = () -> store.full().map(why -> "idempotency-store: " + why);
-        return new Backends(store, List.of(), List.of(full), Optional.of(sweep), Map.of("idempotency-store", store));
+        return new Backends(store, InMemoryAuthorizationStore.create(lifecycle.maxResources()),
+                            InMemoryKeyBindings.create(lifecycle.maxResources()), List.of(), List.of(full),
+                            Optional.of(sweep), Map.of("idempotency-store", store));
     }
 
-    private static Backends redis(IdempotencySettings.RedisSettings redis, Duration checkTimeout) {
+    private static Backends redis(IdempotencySettings.RedisSettings redis, Optional<Database> database,
+                                  AuthorizationSettings lifecycle, Duration checkTimeout) {
         RedisConnection connection = RedisConnection.create(redis);
-        return new Backends(RedisIdempotencyStore.create(connection),
-                            List.of(RedisReadinessCheck.create(connection, checkTimeout)),
-                            List.of(),
-                            Optional.empty(),
-                            Map.of("redis-client", connection));
+        List<HealthCheck> checks = new ArrayList<>(List.of(RedisReadinessCheck.create(connection, checkTimeout)));
+        Map<String, AutoCloseable> resources = new LinkedHashMap<>(Map.of("redis-client", connection));
+        database.ifPresent(db -> {
+            checks.add(DatabaseReadinessCheck.create(db, checkTimeout));
+            resources.put("database-pool", db);
+        });
+        AuthorizationStore authorizations = database.<AuthorizationStore>map(PostgresAuthorizationStore::create)
+                .orElseGet(() -> InMemoryAuthorizationStore.create(lifecycle.maxResources()));
+        KeyBindings bindings = database.<KeyBindings>map(PostgresKeyBindings::create)
+                .orElseGet(() -> InMemoryKeyBindings.create(lifecycle.maxResources()));
+        return new Backends(RedisIdempotencyStore.create(connection), authorizations, bindings, List.copyOf(checks),
+                            List.of(), Optional.empty(), Collections.unmodifiableMap(resources));
     }
 }

@@ -21,6 +21,8 @@ import com.example.payments.authentication.AuthFailures;
 import com.example.payments.authentication.AuthenticationFilter;
 import com.example.payments.authentication.Authenticator;
 import com.example.payments.authorization.AuthorizationService;
+import com.example.payments.authorization.Expiry;
+import com.example.payments.authorization.OperationService;
 import com.example.payments.carddata.LogMasking;
 import com.example.payments.config.ConfigurationException;
 import com.example.payments.config.KnownKeys;
@@ -85,6 +87,9 @@ public final class Main {
     private static final System.Logger LOGGER = System.getLogger(Main.class.getName());
     private static final Duration SWEEP_INTERVAL = Duration.ofSeconds(1);
     private static final Duration SWEEPER_STALE_AFTER = Duration.ofSeconds(10);
+    // The expiry worker: a run handles at most 100 authorizations, each a store write and a bounded acquirer call.
+    private static final Duration EXPIRY_INTERVAL = Duration.ofSeconds(1);
+    private static final int EXPIRY_BATCH = 100;
     private static final byte[] PONG = "pong".getBytes(StandardCharsets.UTF_8);
     private static final List<Method> GET_HEAD = List.of(Method.GET, Method.HEAD);
     /** The loopback prober's route: public, and neither logged by the access log nor traced. */
@@ -218,7 +223,8 @@ public final class Main {
         WorkerWatchdog watchdog = new WorkerWatchdog(meters);
 
         IdempotencySettings idempotency = settings.idempotency();
-        Backends backends = Backends.create(idempotency, settings.health().checkTimeout(), meters);
+        Backends backends = Backends.create(idempotency, settings.lifecycle(), settings.health().checkTimeout(),
+                                            meters);
         IdempotencyRegistry registry = IdempotencyRegistry.create(backends.idempotency(), idempotency.inFlightLease(),
                 idempotency.retention(), idempotency.bounds().record(), idempotency.merchantQuota(), meters);
         List<HealthCheck> checks = new ArrayList<>(readinessChecks);
@@ -227,11 +233,17 @@ public final class Main {
 
         AuthorizerBackend issuer = AuthorizerBackend.create(settings.authorizer(), meters);
         IdempotentOperation authorize = IdempotentOperation.create(AuthorizationService.OPERATION, registry,
+                backends.bindings(),
                 RequestIdentities.create(idempotency.fingerprintSecret(), idempotency.previousSecret()),
                 idempotency.bounds(), settings.authorizer().timeout(), state::drainDeadline);
-        AuthFailures authFailures = AuthFailures.create(meters, AuthorizationService.RESOURCES.keySet());
+        AuthFailures authFailures = AuthFailures.create(meters, businessResources().keySet());
         AuthorizationService authorizations = AuthorizationService.create(authorize, issuer.authorizer(),
-                settings.authorizer(), Clock.systemUTC(), meters, authFailures);
+                settings.authorizer(), backends.authorizations(), settings.lifecycle(), Clock.systemUTC(), meters,
+                authFailures);
+        OperationService operations = OperationService.create(
+                operation(OperationService.CAPTURE, registry, backends, settings, state),
+                operation(OperationService.VOID, registry, backends, settings, state), backends.authorizations(),
+                authorizations, settings.lifecycle(), Clock.systemUTC(), meters);
         AuthenticationFilter authentication = AuthenticationFilter.create(authenticator, authFailures,
                                                                           Set.of(PING));
         InFlightCountingFilter inFlight = InFlightCountingFilter.create(meters);
@@ -244,7 +256,7 @@ public final class Main {
         WebServer business = Listeners.startBusiness(config, settings, businessDeadlines, state::businessResponded,
                 RequestMetricsFilter.create(meters).unrouted(),
                 routing -> businessRouting(routing, state, inFlight, meters, businessDeadlines, authentication,
-                                           authorizations));
+                                           authorizations, operations));
 
         HealthService probes = HealthService.create(state, dependencies, backends.capacity(), watchdog,
                                                     settings.health(), meters);
@@ -259,6 +271,13 @@ public final class Main {
             watchdog.watch(sweeperHeartbeat);
             workers.add(PeriodicWorker.start(sweeperHeartbeat, SWEEP_INTERVAL, sweep));
         });
+
+        // Its staleness threshold covers a run of acquirer calls that all time out.
+        Heartbeat expiryHeartbeat = Heartbeat.create("authorization-expiry", SWEEPER_STALE_AFTER.plus(
+                settings.authorizer().timeout().multipliedBy(2)));
+        watchdog.watch(expiryHeartbeat);
+        workers.add(PeriodicWorker.start(expiryHeartbeat, EXPIRY_INTERVAL, Expiry.create(backends.authorizations(),
+                authorizations, Clock.systemUTC(), EXPIRY_BATCH)));
 
         LoopbackProber prober = LoopbackProber.create(state, Listeners.pingUri(config, business.port()),
                                                       settings.health());
@@ -312,8 +331,8 @@ public final class Main {
      */
     static void businessRouting(HttpRouting.Builder routing, HealthState state, InFlightCountingFilter inFlight,
                                 MeterRegistry meters, RequestDeadlines deadlines, AuthenticationFilter authentication,
-                                AuthorizationService authorizations) {
-        Map<String, List<Method>> resources = new LinkedHashMap<>(AuthorizationService.RESOURCES);
+                                AuthorizationService authorizations, OperationService operations) {
+        Map<String, List<Method>> resources = businessResources();
         resources.put(PING, GET_HEAD);
         routing.addFilter(TracingFilter.create(Set.of(PING)))
                 .addFilter(RequestIdFilter.create())
@@ -332,7 +351,25 @@ public final class Main {
                            res.header(HeaderNames.CONTENT_TYPE, "text/plain; charset=UTF-8");
                            ResponseBodies.send(req, res, PONG);
                        })
-                .register(authorizations);
+                .register(authorizations)
+                .register(operations);
+    }
+
+    // Every business path and its methods: authorizations, their captures and voids.
+    private static Map<String, List<Method>> businessResources() {
+        Map<String, List<Method>> resources = new LinkedHashMap<>(AuthorizationService.RESOURCES);
+        resources.putAll(OperationService.RESOURCES);
+        return resources;
+    }
+
+    // The idempotent-operation flow of a capture or a void: the registry, key bindings and bounds of authorizations.
+    private static IdempotentOperation operation(IdempotentOperation.Definition definition,
+                                                 IdempotencyRegistry registry, Backends backends,
+                                                 AppSettings settings, HealthState state) {
+        IdempotencySettings idempotency = settings.idempotency();
+        return IdempotentOperation.create(definition, registry, backends.bindings(),
+                RequestIdentities.create(idempotency.fingerprintSecret(), idempotency.previousSecret()),
+                idempotency.bounds(), settings.authorizer().timeout(), state::drainDeadline);
     }
 
     /**

@@ -17,10 +17,12 @@ import com.example.payments.authentication.AuthFailures;
 import com.example.payments.authentication.Caller;
 import com.example.payments.authorization.AuthorizationService;
 import com.example.payments.authorization.Authorizer;
+import com.example.payments.authorization.InMemoryAuthorizationStore;
 import com.example.payments.idempotency.IdempotencyRegistry;
 import com.example.payments.idempotency.IdempotencySettings;
 import com.example.payments.idempotency.IdempotentOperation;
 import com.example.payments.idempotency.InMemoryIdempotencyStore;
+import com.example.payments.idempotency.InMemoryKeyBindings;
 import com.example.payments.idempotency.Quota;
 import com.example.payments.idempotency.RequestIdentities;
 import com.example.payments.issuer.IssuerRules;
@@ -110,11 +112,13 @@ final class WarmUp {
                      idempotency.retention(), Duration.ZERO, Quota.UNLIMITED, sandboxMeters);
              AuthorizationService api = AuthorizationService.create(
                      IdempotentOperation.create(AuthorizationService.OPERATION, registry,
+                                                InMemoryKeyBindings.create(limits.requests() + CLIENTS),
                                                 RequestIdentities.create(idempotency.fingerprintSecret(),
                                                                          idempotency.previousSecret()),
                                                 idempotency.bounds(), settings.authorizer().timeout(),
                                                 OptionalLong::empty),
                      new RulesOnly(settings.authorizer().ruleBased().defaultLimit()), settings.authorizer(),
+                     InMemoryAuthorizationStore.create(limits.requests() + CLIENTS), settings.lifecycle(),
                      Clock.systemUTC(), sandboxMeters,
                      AuthFailures.create(sandboxMeters, AuthorizationService.RESOURCES.keySet()))) {
             WebServer sandbox = WebServer.builder()

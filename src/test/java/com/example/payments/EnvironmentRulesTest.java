@@ -51,7 +51,8 @@ class EnvironmentRulesTest {
             values.put("shutdown.drain-timeout", "PT15S");
             values.put("shutdown.hard-deadline", "PT35S");
         }
-        if (store.equals("postgres")) {
+        // The system of record: with postgres alone, and behind redis.
+        if (store.equals("postgres") || store.equals("redis")) {
             values.put("database.url", "jdbc:postgresql://postgres.example.com:5432/payments?sslmode=verify-full");
             values.put("database.username", "payments_authorization");
         }
@@ -119,6 +120,16 @@ class EnvironmentRulesTest {
                              "idempotency.fingerprint-secret", "local-development-only-fingerprint-secret",
                              "shutdown.mode", "naive"));
         assertThat(settings(values).auth().apiKeys().size(), is(3));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"staging", "prod"})
+    void stagingAndProdRefuseRedisWithoutTheDatabaseBehindIt(String environment) throws IOException {
+        Map<String, String> values = secure(environment, "redis");
+        values.remove("database.url");
+        ConfigurationException refused = assertThrows(ConfigurationException.class, () -> settings(values));
+        assertThat(refused.getMessage(), startsWith("database.url: missing with idempotency.store redis and "
+                                                    + "app.environment " + environment));
     }
 
     @ParameterizedTest

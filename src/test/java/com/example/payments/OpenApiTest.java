@@ -133,7 +133,9 @@ class OpenApiTest {
         // A 201 without its Location, or with a card number field.
         String created = "{\"id\":\"0a6a3f0e-3d7d-8b2c-9f1e-4c5d6e7f8a9b\",\"status\":\"APPROVED\","
                          + "\"merchantId\":\"m_123\",\"amount\":{\"value\":1,\"currency\":\"EUR\"},"
-                         + "\"card\":{\"brand\":\"visa\",\"last4\":\"1111\"},\"createdAt\":\"2026-01-01T00:00:00.000Z\"}";
+                         + "\"card\":{\"brand\":\"visa\",\"last4\":\"1111\"},\"createdAt\":\"2026-01-01T00:00:00.000Z\","
+                         + "\"state\":\"APPROVED\",\"capturedAmount\":{\"value\":0,\"currency\":\"EUR\"},\"captures\":[],"
+                         + "\"expiresAt\":\"2026-01-08T00:00:00.000Z\",\"updatedAt\":\"2026-01-01T00:00:00.000Z\"}";
         Map<String, String> createdHeaders = Map.of("content-type", "application/json",
                 "x-request-id", "0af7651916cd43dd8448eb211c80319c",
                 "location", "/v1/authorizations/0a6a3f0e-3d7d-8b2c-9f1e-4c5d6e7f8a9b");

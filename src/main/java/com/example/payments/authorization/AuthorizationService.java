@@ -15,6 +15,7 @@ import com.example.payments.http.JsonEncoding;
 import com.example.payments.http.Problem;
 import com.example.payments.http.ProblemResponses;
 import com.example.payments.idempotency.IdempotencyKey;
+import com.example.payments.idempotency.IdempotencyStore;
 import com.example.payments.idempotency.IdempotentOperation;
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -49,6 +50,8 @@ import io.helidon.webserver.http.ServerResponse;
  */
 public final class AuthorizationService implements HttpService, AutoCloseable {
 
+    private static final System.Logger LOGGER = System.getLogger(AuthorizationService.class.getName());
+
     static final String PATH = "/v1/authorizations";
     /** The operation: its keys, attempt ids and resources are its own. */
     public static final IdempotentOperation.Definition OPERATION = new IdempotentOperation.Definition(
@@ -65,13 +68,16 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
     private final AuthorizeWork work;
     private final RequestValidator validator;
     private final AuthFailures failures;
+    private final AuthorizationStore store;
 
-    private AuthorizationService(IdempotentOperation operation, BoundedAuthorizer authorizer, Clock clock,
+    private AuthorizationService(IdempotentOperation operation, BoundedAuthorizer authorizer,
+                                 AuthorizationStore store, AuthorizationSettings lifecycle, Clock clock,
                                  MeterRegistry meters, AuthFailures failures) {
         this.operation = operation;
         this.authorizer = authorizer;
+        this.store = store;
         this.failures = failures;
-        this.work = new AuthorizeWork(authorizer, meters);
+        this.work = new AuthorizeWork(authorizer, store, lifecycle.validity(), meters);
         this.validator = new RequestValidator(clock);
     }
 
@@ -81,6 +87,9 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
      * @param operation  the idempotent-operation flow of {@link #OPERATION}
      * @param authorizer the issuer seam
      * @param settings   {@code authorizer.*}: its timeout bounds every call
+     * @param store      the resource store: each authorization is written there before its decision is recorded,
+     *                   and {@code GET} reads its current state from there
+     * @param lifecycle  {@code authorization.*}: the validity sets {@code expiresAt}
      * @param clock      clock of card expiry ({@code createdAt} is the issuer's time of the decision)
      * @param meters     metrics registry
      * @param failures   answers and counts the 403 of a caller naming another merchant
@@ -88,22 +97,34 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
      * @throws NullPointerException if an argument is null; the message names the parameter
      */
     public static AuthorizationService create(IdempotentOperation operation, Authorizer authorizer,
-                                              AuthorizerSettings settings, Clock clock, MeterRegistry meters,
+                                              AuthorizerSettings settings, AuthorizationStore store,
+                                              AuthorizationSettings lifecycle, Clock clock, MeterRegistry meters,
                                               AuthFailures failures) {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(authorizer, "authorizer");
         Objects.requireNonNull(settings, "settings");
+        Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(lifecycle, "lifecycle");
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(meters, "meters");
         Objects.requireNonNull(failures, "failures");
         return new AuthorizationService(operation, new BoundedAuthorizer(authorizer, settings.timeout(), meters),
-                                        clock, meters, failures);
+                                        store, lifecycle, clock, meters, failures);
     }
 
     @Override
     public void routing(HttpRules rules) {
         rules.post(PATH, this::authorize)
                 .route(Method.predicate(Method.GET, Method.HEAD), PathMatchers.create(PATH + "/{id}"), this::find);
+    }
+
+    /**
+     * The bounded authorizer, shared with captures and voids (one executor, one set of meters).
+     *
+     * @return the authorizer
+     */
+    BoundedAuthorizer authorizer() {
+        return authorizer;
     }
 
     /** Stops the authorizer's executor; in-flight calls are interrupted. Called in the shutdown cleanup phase. */
@@ -151,8 +172,24 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
         };
     }
 
+    // The current state from the resource store, whatever the idempotency retention: it bounds replays only.
     private void find(ServerRequest req, ServerResponse res) {
-        operation.find(req, res, Caller.of(req).merchantId(), req.path().pathParameters().get("id"));
+        String id = req.path().pathParameters().get("id");
+        Optional<AuthorizationRecord> found;
+        try {
+            found = Resources.isId(id) ? store.find(id) : Optional.empty();
+        } catch (IdempotencyStore.UnavailableException e) {
+            LOGGER.log(System.Logger.Level.WARNING, "Resource store unavailable for GET: {0}", e.getMessage());
+            ProblemResponses.sendRetryable(req, res, Problem.of("store-unavailable", "Temporarily unavailable", 503,
+                    "The store cannot be reached. Retry shortly."), 1);
+            return;
+        }
+        // Another merchant's authorization is answered exactly like an unknown id: no caller learns which ids exist.
+        if (found.isEmpty() || !found.get().merchantId().equals(Caller.of(req).merchantId())) {
+            ProblemResponses.send(req, res, ProblemResponses.notFound("No authorization with this id."));
+            return;
+        }
+        Resources.send(req, res, Json.bytes(found.get().currentView()));
     }
 
     // The owner of a recorded authorization: the merchantId of the body this service recorded (Authorization).

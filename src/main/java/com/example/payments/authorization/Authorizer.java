@@ -27,6 +27,35 @@ public interface Authorizer {
     Decision authorize(AuthorizationAttempt attempt) throws IssuerUnavailableException, InterruptedException;
 
     /**
+     * Captures part or all of an approved authorization. An acquirer deduplicates on the operation's attempt id (a
+     * retry after an unknown outcome sends the same one) and refuses to capture more than it authorized. The default
+     * declines with {@code not_supported}: a fork whose acquirer captures implements it.
+     *
+     * @param operation the capture
+     * @return approved (captured), or declined with a code
+     * @throws IssuerUnavailableException when the acquirer could not be reached: the outcome is unknown, the
+     *                                    reservation is kept and the retry sends the same attempt id
+     * @throws InterruptedException       when the timeout expired or the process is shutting down
+     */
+    default Decision capture(AcquirerOperation operation) throws IssuerUnavailableException, InterruptedException {
+        return Decision.decline("not_supported", java.time.Instant.now());
+    }
+
+    /**
+     * Voids the uncaptured remainder of an approved authorization (a void request, or its expiry). Deduplicated on
+     * the operation's attempt id. The default declines with {@code not_supported}.
+     *
+     * @param operation the void, its amount the remainder
+     * @return approved (voided), or declined with a code
+     * @throws IssuerUnavailableException when the acquirer could not be reached: the outcome is unknown
+     * @throws InterruptedException       when the timeout expired or the process is shutting down
+     */
+    default Decision voidRemainder(AcquirerOperation operation)
+            throws IssuerUnavailableException, InterruptedException {
+        return Decision.decline("not_supported", java.time.Instant.now());
+    }
+
+    /**
      * Whether a call may block: network I/O, a sleep, a wait for another thread. A call that cannot block (it decides
      * from the attempt and memory alone) cannot outlast {@code authorizer.timeout}, so it is made on the request's own
      * virtual thread, without a hop to another thread to bound it.

@@ -3,6 +3,8 @@ package com.example.payments.authorization;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -25,8 +27,9 @@ import io.opentelemetry.context.Scope;
 
 /**
  * Calls the {@link Authorizer} with a timeout ({@code authorizer.timeout}) and counts every call in
- * {@code authorizer_invocations_total{outcome}} ({@code approved}, {@code declined}, {@code unknown}), its duration in
- * the histogram {@code authorizer_duration_seconds{outcome}} (seconds, the same outcomes). A replay never reaches this
+ * {@code authorizer_invocations_total{operation,outcome}} (operation {@code authorize}, {@code capture},
+ * {@code void}; outcome {@code approved}, {@code declined}, {@code unknown}), its duration in the histogram
+ * {@code authorizer_duration_seconds{operation,outcome}} (seconds). A replay never reaches this
  * class, which makes that counter the outside-observable proof that no key was authorized twice.
  *
  * <p>A call that may block runs on a virtual thread of its own, so that the timeout can end the wait; one that cannot
@@ -39,16 +42,18 @@ final class BoundedAuthorizer implements AutoCloseable {
     private final Authorizer delegate;
     private final Duration timeout;
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-    private final OutcomeMeters approved;
-    private final OutcomeMeters declined;
-    private final OutcomeMeters unknown;
+    private final MeterRegistry meters;
+    private final Map<String, OutcomeMeters> outcomes = new ConcurrentHashMap<>();
 
     BoundedAuthorizer(Authorizer delegate, Duration timeout, MeterRegistry meters) {
         this.delegate = delegate;
         this.timeout = timeout;
-        this.approved = OutcomeMeters.create(meters, "approved");
-        this.declined = OutcomeMeters.create(meters, "declined");
-        this.unknown = OutcomeMeters.create(meters, "unknown");
+        this.meters = meters;
+        for (String operation : List.of("authorize", "capture", "void")) {
+            for (String outcome : List.of("approved", "declined", "unknown")) {
+                meters(operation, outcome);
+            }
+        }
     }
 
     /** The result of one bounded call. */
@@ -75,6 +80,12 @@ final class BoundedAuthorizer implements AutoCloseable {
     record TimedOut() implements Outcome {
     }
 
+    /** One call of the delegate. */
+    @FunctionalInterface
+    private interface Call {
+        Authorizer.Decision run() throws Authorizer.IssuerUnavailableException, InterruptedException;
+    }
+
     /**
      * Runs one authorization.
      *
@@ -84,12 +95,38 @@ final class BoundedAuthorizer implements AutoCloseable {
      *                              the issuer decided; the issuer call is cancelled
      */
     Outcome authorize(AuthorizationAttempt attempt) throws InterruptedException {
+        return traced("authorize", attempt.attemptId(), () -> delegate.authorize(attempt));
+    }
+
+    /**
+     * Runs one capture ({@link Authorizer#capture}), bounded like an authorization.
+     *
+     * @param operation the capture
+     * @return the outcome
+     * @throws InterruptedException when the request thread is interrupted before the acquirer decided
+     */
+    Outcome capture(AcquirerOperation operation) throws InterruptedException {
+        return traced("capture", operation.attemptId(), () -> delegate.capture(operation));
+    }
+
+    /**
+     * Runs one void ({@link Authorizer#voidRemainder}), bounded like an authorization.
+     *
+     * @param operation the void
+     * @return the outcome
+     * @throws InterruptedException when the request thread is interrupted before the acquirer decided
+     */
+    Outcome voidRemainder(AcquirerOperation operation) throws InterruptedException {
+        return traced("void", operation.attemptId(), () -> delegate.voidRemainder(operation));
+    }
+
+    private Outcome traced(String operation, String attemptId, Call call) throws InterruptedException {
         // The issuer call's span: the parent of the traceparent an HTTP authorizer sends. No attribute of the attempt
-        // (its request holds the card number).
-        Span span = Tracing.tracer().spanBuilder("authorizer.authorize").setSpanKind(SpanKind.CLIENT).startSpan();
+        // (an authorization's request holds the card number).
+        Span span = Tracing.tracer().spanBuilder("authorizer." + operation).setSpanKind(SpanKind.CLIENT).startSpan();
         String outcome = "unknown";
         try (Scope ignored = span.makeCurrent()) {
-            Outcome result = bounded(attempt);
+            Outcome result = bounded(operation, attemptId, call);
             if (result instanceof Decided decided) {
                 outcome = decided.decision().approved() ? "approved" : "declined";
             }
@@ -103,70 +140,76 @@ final class BoundedAuthorizer implements AutoCloseable {
         }
     }
 
-    private Outcome bounded(AuthorizationAttempt attempt) throws InterruptedException {
+    private Outcome bounded(String operation, String attemptId, Call delegateCall) throws InterruptedException {
         long start = System.nanoTime();
         if (!delegate.blocks()) {
-            return here(attempt, start);
+            return here(operation, attemptId, delegateCall, start);
         }
-        Future<Authorizer.Decision> call = executor.submit(RequestIds.propagate(() -> delegate.authorize(attempt)));
+        Future<Authorizer.Decision> call = executor.submit(RequestIds.propagate(delegateCall::run));
         try {
-            return decided(call.get(timeout.toMillis(), TimeUnit.MILLISECONDS), start);
+            return decided(operation, call.get(timeout.toMillis(), TimeUnit.MILLISECONDS), start);
         } catch (TimeoutException e) {
             if (call.state() == Future.State.SUCCESS) {
                 // Decided just as the timeout fired (a paused process wakes both at once): the issuer has decided.
-                return decided(call.resultNow(), start);
+                return decided(operation, call.resultNow(), start);
             }
             call.cancel(true);
-            unknown.record(start);
-            LOGGER.log(Level.WARNING, "Authorizer timed out after {0,number,#} ms, attempt {1}: outcome unknown",
-                       timeout.toMillis(), attempt.attemptId());
+            meters(operation, "unknown").record(start);
+            LOGGER.log(Level.WARNING, "Authorizer {0} timed out after {1,number,#} ms, attempt {2}: outcome unknown",
+                       operation, timeout.toMillis(), attemptId);
             return new TimedOut();
         } catch (ExecutionException e) {
-            return failed(attempt, e.getCause() instanceof Authorizer.IssuerUnavailableException issuer
+            return failed(operation, attemptId, e.getCause() instanceof Authorizer.IssuerUnavailableException issuer
                     ? issuer.getMessage() : e.getCause().getClass().getSimpleName(), start);
         } catch (InterruptedException e) {
             if (call.state() == Future.State.SUCCESS) {
                 // The issuer had decided when the drain interrupted the wait: keep the decision, so that it is
                 // recorded and replayed rather than asked for again.
-                return decided(call.resultNow(), start);
+                return decided(operation, call.resultNow(), start);
             }
             call.cancel(true);
-            unknown.record(start);
+            meters(operation, "unknown").record(start);
             throw e;
         }
     }
 
     // A call that cannot block, on the request's own thread: it cannot outlast the timeout, and a drain that
     // interrupts the request finds it decided (as a blocking call decided when the interrupt came).
-    private Outcome here(AuthorizationAttempt attempt, long start) throws InterruptedException {
+    private Outcome here(String operation, String attemptId, Call call, long start) throws InterruptedException {
         try {
-            return decided(delegate.authorize(attempt), start);
+            return decided(operation, call.run(), start);
         } catch (Authorizer.IssuerUnavailableException e) {
-            return failed(attempt, e.getMessage(), start);
+            return failed(operation, attemptId, e.getMessage(), start);
         } catch (InterruptedException e) {
-            unknown.record(start);
+            meters(operation, "unknown").record(start);
             throw e;
         } catch (RuntimeException e) {
-            return failed(attempt, e.getClass().getSimpleName(), start);
+            return failed(operation, attemptId, e.getClass().getSimpleName(), start);
         }
     }
 
-    private Failed failed(AuthorizationAttempt attempt, String reason, long start) {
-        unknown.record(start);
-        LOGGER.log(Level.WARNING, "Authorizer failed, attempt {0}: {1}; outcome unknown", attempt.attemptId(), reason);
+    private Failed failed(String operation, String attemptId, String reason, long start) {
+        meters(operation, "unknown").record(start);
+        LOGGER.log(Level.WARNING, "Authorizer {0} failed, attempt {1}: {2}; outcome unknown", operation, attemptId,
+                   reason);
         return new Failed(reason);
     }
 
-    private Decided decided(Authorizer.Decision decision, long startNanos) {
-        (decision.approved() ? approved : declined).record(startNanos);
+    private Decided decided(String operation, Authorizer.Decision decision, long startNanos) {
+        meters(operation, decision.approved() ? "approved" : "declined").record(startNanos);
         return new Decided(decision);
     }
 
-    /** The counter and the duration histogram of one outcome, created once. */
+    private OutcomeMeters meters(String operation, String outcome) {
+        return outcomes.computeIfAbsent(operation + " " + outcome, k -> OutcomeMeters.create(meters, operation,
+                                                                                             outcome));
+    }
+
+    /** The counter and the duration histogram of one operation and outcome, created once. */
     private record OutcomeMeters(Counter invocations, Timer duration) {
 
-        static OutcomeMeters create(MeterRegistry meters, String outcome) {
-            List<Tag> tags = List.of(Tag.create("outcome", outcome));
+        static OutcomeMeters create(MeterRegistry meters, String operation, String outcome) {
+            List<Tag> tags = List.of(Tag.create("operation", operation), Tag.create("outcome", outcome));
             return new OutcomeMeters(
                     meters.getOrCreate(Counter.builder("authorizer_invocations")
                                                .tags(tags)

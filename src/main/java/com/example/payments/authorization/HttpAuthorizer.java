@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.io.InputStream;
 import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -74,7 +76,6 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
 
     private static final Duration SOCKET_TIMEOUT_MARGIN = Duration.ofSeconds(1);
     private static final int MAX_RESPONSE_BYTES = 64 * 1024;
-    private static final Pattern DECLINE_CODE = Pattern.compile("[a-z0-9_]{1,64}");
 
     private final WebClient client;
     private final URI endpoint;
@@ -114,15 +115,45 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
 
     @Override
     public Decision authorize(AuthorizationAttempt attempt) throws IssuerUnavailableException, InterruptedException {
+        return post(endpoint, attempt.attemptId(), Json.bytes(body(attempt.request())));
+    }
+
+    /**
+     * {@code POST <uri>/v1/authorizations/{authorizationAttemptId}/captures} {@code {"amount":{"value","currency"}}}
+     * with the capture's attempt id as {@code Idempotency-Key}; the answer has the shape of an authorization's.
+     */
+    @Override
+    public Decision capture(AcquirerOperation operation) throws IssuerUnavailableException, InterruptedException {
+        ObjectNode body = Json.mapper().createObjectNode();
+        body.putObject("amount").put("value", operation.amount()).put("currency", operation.currency());
+        return post(operationUri(operation, "captures"), operation.attemptId(), Json.bytes(body));
+    }
+
+    /**
+     * {@code POST <uri>/v1/authorizations/{authorizationAttemptId}/voids} {@code {}} with the void's attempt id as
+     * {@code Idempotency-Key}.
+     */
+    @Override
+    public Decision voidRemainder(AcquirerOperation operation)
+            throws IssuerUnavailableException, InterruptedException {
+        return post(operationUri(operation, "voids"), operation.attemptId(), "{}".getBytes(StandardCharsets.UTF_8));
+    }
+
+    private URI operationUri(AcquirerOperation operation, String kind) {
+        return URI.create(endpoint + "/" + URLEncoder.encode(operation.authorizationAttemptId(), StandardCharsets.UTF_8)
+                          + "/" + kind);
+    }
+
+    private Decision post(URI uri, String attemptId, byte[] body)
+            throws IssuerUnavailableException, InterruptedException {
         if (Thread.interrupted()) {
             throw new InterruptedException("issuer call not started: interrupted");
         }
-        byte[] body = Json.bytes(body(attempt.request()));
         long opened = newConnections.opened();
         long start = System.nanoTime();
         Answer answer;
         try {
-            answer = exchange(attempt.attemptId(), body, true);
+            answer = exchange(uri, attemptId, body, true);
         } catch (NoResponse e) {
             // A pooled keep-alive connection can be dead by the time it is reused: the issuer closed it while idle (its
             // idle timeout), or the client's idle-connection monitor gave up on it just as it was taken. Helidon 4.5's
@@ -137,9 +168,9 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
             }
             staleConnectionRetries.increment();
             LOGGER.log(Level.DEBUG, "Issuer call failed on a reused connection ({0}); retrying once on a new one, "
-                                    + "attempt {1}", e.getCause().getClass().getSimpleName(), attempt.attemptId());
+                                    + "attempt {1}", e.getCause().getClass().getSimpleName(), attemptId);
             try {
-                answer = exchange(attempt.attemptId(), body, false);
+                answer = exchange(uri, attemptId, body, false);
             } catch (NoResponse again) {
                 throw unknownOutcome(again.getCause());
             }
@@ -147,7 +178,7 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
         if (answer.status() != 200) {
             throw new IssuerUnavailableException("issuer answered HTTP " + answer.status());
         }
-        return decision(answer.body(), attempt.attemptId());
+        return IssuerAnswers.decision(answer.body(), attemptId);
     }
 
     /** A status and, for 200, the body. */
@@ -162,12 +193,12 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
     }
 
     // keepAlive false: a connection of its own (Connection: close), never one from the pool.
-    private Answer exchange(String attemptId, byte[] body, boolean keepAlive)
+    private Answer exchange(URI uri, String attemptId, byte[] body, boolean keepAlive)
             throws NoResponse, IssuerUnavailableException, InterruptedException {
         HttpClientResponse response;
         try {
             HttpClientRequest request = client.post()
-                    .uri(endpoint)
+                    .uri(uri)
                     .keepAlive(keepAlive)
                     .header(IDEMPOTENCY_KEY, attemptId)
                     .contentType(MediaTypes.APPLICATION_JSON)
@@ -217,40 +248,6 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
             throw new IOException("response body over " + MAX_RESPONSE_BYTES + " bytes");
         }
         return bytes;
-    }
-
-    private static Decision decision(byte[] answer, String attemptId) throws IssuerUnavailableException {
-        JsonNode json;
-        try {
-            json = Json.mapper().readTree(answer);
-        } catch (IOException e) {
-            throw new IssuerUnavailableException("issuer answered a body that is not JSON");
-        }
-        if (json == null || !attemptId.equals(json.path("attemptId").asText(attemptId))) {
-            throw new IssuerUnavailableException("issuer answered for another attempt");
-        }
-        String code = json.path("declineCode").asText("");
-        Instant decidedAt = decidedAt(json);
-        return switch (json.path("status").asText("")) {
-        case "APPROVED" -> Decision.approve(decidedAt);
-        case "DECLINED" -> {
-            if (!DECLINE_CODE.matcher(code).matches()) {
-                throw new IssuerUnavailableException("issuer declined without a valid decline code");
-            }
-            yield Decision.decline(code, decidedAt);
-        }
-        default -> throw new IssuerUnavailableException("issuer answered without an APPROVED or DECLINED status");
-        };
-    }
-
-    // The issuer's time of the decision, repeated on every answer for the attempt id: the authorization's createdAt,
-    // so that a decision the store lost and the issuer answers again is rebuilt byte for byte.
-    private static Instant decidedAt(JsonNode json) throws IssuerUnavailableException {
-        try {
-            return Instant.parse(json.path("decidedAt").asText(""));
-        } catch (DateTimeParseException e) {
-            throw new IssuerUnavailableException("issuer answered without a valid decidedAt");
-        }
     }
 
     /** Counts the sockets the client opens, per calling thread: a call that opened none reused a pooled connection. */

@@ -90,7 +90,7 @@ final class RequestValidator {
         return new Valid(new AuthorizationRequest(merchantId, reference, referenceNode != null, amount, card));
     }
 
-    private Amount amount(JsonNode node, List<FieldError> errors) {
+    Amount amount(JsonNode node, List<FieldError> errors) {
         if (node == null || !node.isObject()) {
             errors.add(FieldError.body("#/amount", "required: an object with value and currency"));
             return null;

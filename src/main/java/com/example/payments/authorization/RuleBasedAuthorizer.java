@@ -50,6 +50,21 @@ public final class RuleBasedAuthorizer implements Authorizer {
     }
 
     @Override
+    public Decision capture(AcquirerOperation operation) throws InterruptedException {
+        return decision(issuer.capture(operation.attemptId(), operation.authorizationAttemptId(), operation.amount()));
+    }
+
+    @Override
+    public Decision voidRemainder(AcquirerOperation operation) throws InterruptedException {
+        return decision(issuer.voidRemainder(operation.attemptId(), operation.authorizationAttemptId()));
+    }
+
+    private static Decision decision(SimulatedIssuer.Decided decided) {
+        return decided.decision().approved() ? Decision.approve(decided.decidedAt())
+                : Decision.decline(decided.decision().declineCode(), decided.decidedAt());
+    }
+
+    @Override
     public Decision authorize(AuthorizationAttempt attempt) throws IssuerUnavailableException, InterruptedException {
         AuthorizationRequest request = attempt.request();
         IssuerRequest call = new IssuerRequest(attempt.attemptId(), request.merchantId(), request.reference(),

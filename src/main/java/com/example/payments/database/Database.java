@@ -78,7 +78,21 @@ public final class Database implements AutoCloseable {
      * @throws ConfigurationException when the database refuses the configured credentials or database name
      */
     public static Database open(DatabaseSettings settings, MeterRegistry meters) {
-        Migrations migrations = Migrations.create(settings);
+        return open(settings, java.time.Duration.ofDays(7), meters);
+    }
+
+    /**
+     * {@link #open(DatabaseSettings, MeterRegistry)} with the authorization validity the migrations need: rows
+     * written before the lifecycle existed get {@code expires_at = created_at + validity}.
+     *
+     * @param settings {@code database.*}
+     * @param validity {@code authorization.validity}
+     * @param meters   the service's registry
+     * @return the database
+     * @throws ConfigurationException when the database refuses the configured credentials or database name
+     */
+    public static Database open(DatabaseSettings settings, java.time.Duration validity, MeterRegistry meters) {
+        Migrations migrations = Migrations.create(settings, validity);
         Optional<Throwable> failure = migrations.migrate();
         failure.flatMap(Migrations::configurationError).ifPresent(error -> {
             throw error;

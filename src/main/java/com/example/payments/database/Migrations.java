@@ -37,7 +37,7 @@ final class Migrations implements AutoCloseable {
         this.flyway = flyway;
     }
 
-    static Migrations create(DatabaseSettings settings) {
+    static Migrations create(DatabaseSettings settings, Duration validity) {
         PGSimpleDataSource source = new PGSimpleDataSource();
         source.setURL(settings.url());
         settings.username().ifPresent(source::setUser);
@@ -50,6 +50,7 @@ final class Migrations implements AutoCloseable {
         Flyway flyway = Flyway.configure()
                 .dataSource(source)
                 .locations("classpath:db/migration")
+                .placeholders(java.util.Map.of("validity_ms", Long.toString(validity.toMillis())))
                 // Another replica migrating holds Flyway's lock: give up after ~10 s and retry later, so that this
                 // thread never waits for it unbounded.
                 .lockRetryCount(10)

@@ -62,7 +62,13 @@ public final class IdempotencyRegistry implements AutoCloseable {
         /** The drain cut the request off during shutdown. */
         SHUTDOWN,
         /** The lease was lost, or could no longer cover the issuer call, before the issuer was called (503). */
-        LEASE_LOST
+        LEASE_LOST,
+        /**
+         * The system of record binds the key to another request (422): the registry had lost the record that said so.
+         */
+        KEY_REUSED,
+        /** The resource's state refused the operation (409, 422): nothing was done, a retry checks again. */
+        REFUSED
     }
 
     private enum State { HELD, LOST, DECIDED }

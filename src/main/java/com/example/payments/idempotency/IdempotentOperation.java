@@ -10,12 +10,10 @@ import java.util.UUID;
 import com.example.payments.http.Problem;
 import com.example.payments.http.ProblemResponses;
 import com.example.payments.http.ResponseBodies;
-import com.example.payments.idempotency.IdempotencyRegistry.ReleaseReason;
 
 import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
-import io.helidon.http.Status;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 
@@ -37,7 +35,8 @@ import io.helidon.webserver.http.ServerResponse;
  * <p>The promise: every answer that carries a decision is built from the recorded decision, so every answer for one
  * key is byte-identical; the work runs only after a claim, under a lease that covers it.
  *
- * <p>Size: the claim-to-status flow and its replay rules are one state machine, kept in one place.
+ * <p>What happens once a key is acquired (binding, lease and drain checks, the work, recording or release) is
+ * {@code AcquiredKeys}.
  */
 public final class IdempotentOperation {
 
@@ -52,7 +51,8 @@ public final class IdempotentOperation {
      * @param operation name in lookup keys and attempt ids, e.g. {@code authorize}; keys of two operations never meet
      * @param kind      kind of the resource it creates, e.g. {@code authorization}
      * @param basePath  where the resources are read back, e.g. {@code /v1/authorizations}: {@code Location} is
-     *                  {@code basePath/id}
+     *                  {@code basePath/id}; a {@code {id}} in it is the request's path parameter {@code id} (the
+     *                  parent of a sub-resource, e.g. {@code /v1/authorizations/{id}/captures})
      * @param route     the route, for problem details, e.g. {@code POST /v1/authorizations}
      * @param owner     reads the scope a recorded body belongs to, e.g. its {@code merchantId}; {@link #find} answers
      *                  404 to any other scope
@@ -90,16 +90,17 @@ public final class IdempotentOperation {
     private final RequestIdentities identities;
     private final IdempotencySettings.StoreBounds bounds;
     private final Duration workTimeout;
-    private final DrainDeadline drain;
+    private final AcquiredKeys acquiredKeys;
 
-    private IdempotentOperation(Definition definition, IdempotencyRegistry registry, RequestIdentities identities,
-                                IdempotencySettings.StoreBounds bounds, Duration workTimeout, DrainDeadline drain) {
+    private IdempotentOperation(Definition definition, IdempotencyRegistry registry, KeyBindings bindings,
+                                RequestIdentities identities, IdempotencySettings.StoreBounds bounds,
+                                Duration workTimeout, DrainDeadline drain) {
         this.definition = definition;
         this.registry = registry;
+        this.acquiredKeys = new AcquiredKeys(definition, registry, bindings, bounds, workTimeout, drain);
         this.identities = identities;
         this.bounds = bounds;
         this.workTimeout = workTimeout;
-        this.drain = drain;
     }
 
     /**
@@ -107,6 +108,9 @@ public final class IdempotentOperation {
      *
      * @param definition  what the operation is
      * @param registry    the idempotency registry
+     * @param bindings    the system of record's binding of each used key to its request: checked after every new
+     *                    claim, before the work, so a registry that lost its records never lets another request
+     *                    under a used key run
      * @param identities  fingerprints, attempt ids and resource ids
      * @param bounds      the store's worst case ({@code IdempotencySettings.bounds()})
      * @param workTimeout the longest the work takes, e.g. {@code authorizer.timeout}
@@ -114,9 +118,10 @@ public final class IdempotentOperation {
      * @return the flow
      */
     public static IdempotentOperation create(Definition definition, IdempotencyRegistry registry,
-                                             RequestIdentities identities, IdempotencySettings.StoreBounds bounds,
-                                             Duration workTimeout, DrainDeadline drain) {
-        return new IdempotentOperation(definition, registry, identities, bounds, workTimeout, drain);
+                                             KeyBindings bindings, RequestIdentities identities,
+                                             IdempotencySettings.StoreBounds bounds, Duration workTimeout,
+                                             DrainDeadline drain) {
+        return new IdempotentOperation(definition, registry, bindings, identities, bounds, workTimeout, drain);
     }
 
     /**
@@ -149,24 +154,42 @@ public final class IdempotentOperation {
      */
     public void execute(ServerRequest req, ServerResponse res, String scope, IdempotencyKey key, String canonicalForm,
                         Work work) {
-        List<Identity> ids = identities.of(definition.operation(), definition.kind(), scope, key, canonicalForm);
+        execute(req, res, scope, "", key, canonicalForm, work);
+    }
+
+    /**
+     * Runs a validated request on a sub-resource through the flow: its keys are scoped by the parent too, so one key
+     * used on two parents (a capture of two authorizations) is two requests, never a replay.
+     *
+     * @param req           the request, read to its end
+     * @param res           the response, not yet sent
+     * @param scope         the merchant the caller acts for
+     * @param parent        the parent resource's id, e.g. the authorization a capture is of; empty for none
+     * @param key           the idempotency key
+     * @param canonicalForm the validated request in canonical form, the parent id included
+     * @param work          the work, run only when this request acquired the key
+     */
+    public void execute(ServerRequest req, ServerResponse res, String scope, String parent, IdempotencyKey key,
+                        String canonicalForm, Work work) {
+        String operation = parent.isEmpty() ? definition.operation() : definition.operation() + "/" + parent;
+        List<Identity> ids = identities.of(operation, definition.kind(), scope, key, canonicalForm);
         // Nothing is claimed that could not finish before the drain deadline: a claim, the work and the recording.
-        if (!finishesBeforeTheDrainDeadline(bounds.total().plus(workTimeout))) {
+        if (!acquiredKeys.finishesBeforeTheDrainDeadline(bounds.total().plus(workTimeout))) {
             registry.refused("draining");
             ProblemResponses.sendRetryable(req, res, IdempotencyProblems.draining(), 1);
             return;
         }
         Claim claim;
         try {
-            claim = registry.claim(RequestIdentities.lookupKey(definition.operation(), scope, key), ids);
+            claim = registry.claim(RequestIdentities.lookupKey(operation, scope, key), ids);
         } catch (IdempotencyStore.UnavailableException e) {
             LOGGER.log(Level.WARNING, "Idempotency store unavailable, refusing the request: {0}", e.getMessage());
             ProblemResponses.sendRetryable(req, res, IdempotencyProblems.storeUnavailable(), 1);
             return;
         }
         switch (claim) {
-        case Claim.Acquired acquired -> run(req, res, acquired, ids.get(acquired.identity()), work);
-        case Claim.Replay replay -> answer(req, res, replay.decision(), true);
+        case Claim.Acquired acquired -> acquiredKeys.bindThenRun(req, res, acquired, ids, work);
+        case Claim.Replay replay -> acquiredKeys.answer(req, res, replay.decision(), true);
         case Claim.InFlight inFlight -> ProblemResponses.sendRetryable(req, res, IdempotencyProblems.inProgress(), 1);
         case Claim.Mismatch mismatch -> ProblemResponses.send(req, res, IdempotencyProblems.reused());
         case Claim.Full full -> ProblemResponses.sendRetryable(req, res, IdempotencyProblems.full(), 5);
@@ -206,86 +229,6 @@ public final class IdempotentOperation {
         res.header(HeaderValues.CONTENT_TYPE_JSON)
                 .header(HeaderNames.CACHE_CONTROL, "no-store");
         ResponseBodies.send(req, res, found.get().body());
-    }
-
-    private void run(ServerRequest req, ServerResponse res, Claim.Acquired claim, Identity identity, Work work) {
-        // The lease must cover the work and the recording: otherwise another replica may claim the key while the
-        // work runs. Checked locally (renewals' verdict and deadline), without a round trip.
-        if (!registry.leaseCovers(claim, workTimeout)) {
-            registry.release(claim, ReleaseReason.LEASE_LOST);
-            ProblemResponses.sendRetryable(req, res, IdempotencyProblems.leaseLost(), 1);
-            return;
-        }
-        if (!finishesBeforeTheDrainDeadline(workTimeout.plus(bounds.record()))) {
-            registry.release(claim, ReleaseReason.SHUTDOWN);
-            ProblemResponses.sendRetryable(req, res, IdempotencyProblems.draining(), 1);
-            return;
-        }
-        Work.Outcome outcome;
-        try {
-            outcome = work.perform(new Work.Attempt(identity.attemptId(), identity.decision().id()));
-        } catch (InterruptedException e) {
-            // Only the end of the drain interrupts a request: free the key so a retry on another replica runs, and
-            // answer if the connection still lets us. The interrupt ends here, with the request: set again, it would
-            // make Helidon fail the answer with a 500.
-            registry.release(claim, ReleaseReason.SHUTDOWN);
-            sendQuietly(req, res, IdempotencyProblems.outcomeUnknown());
-            return;
-        } catch (RuntimeException | Error e) {
-            registry.release(claim, ReleaseReason.ERROR);
-            throw e;
-        }
-        switch (outcome) {
-        case Work.Decided decided -> record(req, res, claim, identity, decided);
-        case Work.Undecided undecided -> {
-            registry.release(claim, undecided.reason());
-            ProblemResponses.send(req, res, undecided.problem());
-        }
-        }
-    }
-
-    private void record(ServerRequest req, ServerResponse res, Claim.Acquired claim, Identity identity,
-                        Work.Decided decided) {
-        Recorded recorded;
-        try {
-            recorded = registry.recordAndComplete(claim, identity, new Decision(identity.decision(), decided.body()));
-        } catch (RuntimeException e) {
-            // Whatever failed, the key is never released after a decision: the retry recovers the decision if it
-            // was written, or runs the work again with the same attempt id, which the issuer deduplicates.
-            LOGGER.log(Level.ERROR, "{0} {1} decided but its recording is unknown: {2}", definition.kind(),
-                       identity.decision().id(), String.valueOf(e));
-            sendQuietly(req, res, IdempotencyProblems.outcomeUnknown());
-            return;
-        }
-        if (recorded.inserted()) {
-            decided.whenRecordedFirst().run();
-        }
-        answer(req, res, recorded.winner(), false);
-    }
-
-    private void answer(ServerRequest req, ServerResponse res, Decision decision, boolean replayed) {
-        res.status(Status.CREATED_201)
-                .header(HeaderNames.LOCATION, definition.basePath() + "/" + decision.key().id())
-                .header(HeaderValues.CONTENT_TYPE_JSON);
-        if (replayed) {
-            res.header(IDEMPOTENT_REPLAYED, "true");
-        }
-        ResponseBodies.send(req, res, decision.body());
-    }
-
-    private boolean finishesBeforeTheDrainDeadline(Duration needed) {
-        OptionalLong deadline = drain.nanos();
-        return deadline.isEmpty() || deadline.getAsLong() - System.nanoTime() > needed.toNanos();
-    }
-
-    private static void sendQuietly(ServerRequest req, ServerResponse res, Problem problem) {
-        try {
-            if (!res.isSent()) {
-                ProblemResponses.sendRetryable(req, res, problem, 1);
-            }
-        } catch (RuntimeException e) {
-            LOGGER.log(Level.DEBUG, "Could not answer a cut-off request: {0}", String.valueOf(e));
-        }
     }
 
     private static boolean isUuid(String id) {

@@ -47,9 +47,20 @@ public interface Work {
      * No decision, outcome unknown downstream: the key is released so that a retry runs the work again (with the same
      * attempt id).
      *
-     * @param problem the answer, e.g. 502 issuer unavailable
-     * @param reason  why the key is released
+     * @param problem           the answer, e.g. 502 issuer unavailable
+     * @param reason            why the key is released
+     * @param retryAfterSeconds the answer's {@code Retry-After} in s, 0 for none (e.g. 503 resource store full)
      */
-    record Undecided(Problem problem, ReleaseReason reason) implements Outcome {
+    record Undecided(Problem problem, ReleaseReason reason, long retryAfterSeconds) implements Outcome {
+
+        /**
+         * No decision, answered without {@code Retry-After}.
+         *
+         * @param problem the answer
+         * @param reason  why the key is released
+         */
+        public Undecided(Problem problem, ReleaseReason reason) {
+            this(problem, reason, 0);
+        }
     }
 }

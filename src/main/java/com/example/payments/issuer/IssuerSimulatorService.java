@@ -30,7 +30,13 @@ import io.helidon.webserver.http.ServerResponse;
  *     ISO-8601 UTC, the time of the first decision for the attempt id), with {@code Idempotent-Replayed: true} when the
  *     attempt id was decided before; 503 problem (with {@code Retry-After})
  *     for the unreachable test card; 400 problem naming the header or field when the call is malformed.</li>
- *     <li>{@code GET /stats}: 200 {@link IssuerStats} as JSON.</li>
+ *     <li>{@code POST /v1/authorizations/{authorizationAttemptId}/captures} {@code {"amount":{"value","currency"}}}
+ *     and {@code POST /v1/authorizations/{authorizationAttemptId}/voids} (no body, or {@code {}}), each with its own
+ *     attempt id as {@code Idempotency-Key}: 200 with the same decision body; declined {@code over_capture},
+ *     {@code voided} or {@code unknown_authorization} by the issuer itself; the first answer again for a known attempt
+ *     id, with {@code Idempotent-Replayed: true}.</li>
+ *     <li>{@code GET /stats}: 200 {@link IssuerStats} as JSON; {@code GET /stats/operations}: 200
+ *     {@code {"freshDecisions"}}, the captures and voids decided (each attempt id once).</li>
  * </ul>
  * Card numbers and CVCs are never logged nor echoed.
  */
@@ -64,7 +70,49 @@ final class IssuerSimulatorService implements HttpService {
     @Override
     public void routing(HttpRules rules) {
         rules.post("/v1/authorizations", this::authorize)
-                .get("/stats", this::stats);
+                .post("/v1/authorizations/{attemptId}/captures", (req, res) -> operation(req, res, true))
+                .post("/v1/authorizations/{attemptId}/voids", (req, res) -> operation(req, res, false))
+                .get("/stats", this::stats)
+                .get("/stats/operations", (req, res) -> res.header(HeaderValues.CONTENT_TYPE_JSON)
+                        .header(HeaderNames.CACHE_CONTROL, "no-store")
+                        .send("{\"freshDecisions\":" + issuer.freshOperationDecisions() + "}"));
+    }
+
+    // A capture ({"amount":{"value","currency"}}) or a void (no body, or {}) of the authorization approved under the
+    // attempt id of the path, deduplicated on its own attempt id (the Idempotency-Key): 200 with the decision.
+    private void operation(ServerRequest req, ServerResponse res, boolean capture) throws InterruptedException {
+        List<String> keys = req.headers().all(IDEMPOTENCY_KEY, List::of);
+        if (keys.size() != 1 || !KEY.matcher(keys.getFirst()).matches()) {
+            invalid(req, res, List.of(Problem.FieldError.header(IDEMPOTENCY_KEY.defaultCase(),
+                    "send exactly one Idempotency-Key: the operation's attempt id")));
+            return;
+        }
+        String attemptId = keys.getFirst();
+        String authorization = req.path().pathParameters().get("attemptId");
+        long amount = 0;
+        if (capture) {
+            JsonNode value;
+            try {
+                value = Json.mapper().readTree(req.content().inputStream()).path("amount").path("value");
+            } catch (IOException | RuntimeException e) {
+                invalid(req, res, List.of(Problem.FieldError.body("#", "the body is not valid JSON")));
+                return;
+            }
+            if (!value.canConvertToExactIntegral() || !value.canConvertToLong() || value.asLong() <= 0) {
+                invalid(req, res, List.of(Problem.FieldError.body("#/amount/value", "must be a positive integer")));
+                return;
+            }
+            amount = value.asLong();
+        }
+        SimulatedIssuer.Decided decided = capture ? issuer.capture(attemptId, authorization, amount)
+                : issuer.voidRemainder(attemptId, authorization);
+        if (decided.replayed()) {
+            res.header(REPLAYED, "true");
+        }
+        res.status(Status.OK_200)
+                .header(HeaderValues.CONTENT_TYPE_JSON)
+                .send(Json.bytes(new DecisionBody(attemptId, decided.decision().approved() ? "APPROVED" : "DECLINED",
+                                                  decided.decision().declineCode(), decided.decidedAt().toString())));
     }
 
     private void authorize(ServerRequest req, ServerResponse res) throws InterruptedException {

@@ -53,9 +53,11 @@ public final class SimulatedIssuer {
     private final IssuerSettings settings;
     private final IssuerLedger ledger;
     private final AtomicLong inFlight = new AtomicLong();
+    private final IssuerCaptures captures;
 
     private SimulatedIssuer(IssuerSettings settings, LongSupplier nanoClock, Clock clock, IssuerMeters meters) {
         this.settings = settings;
+        this.captures = new IssuerCaptures(settings.ledgerMaxEntries(), clock);
         this.ledger = new IssuerLedger(settings.ledgerRetention(), settings.ledgerMaxEntries(), nanoClock, clock,
                                        meters);
     }
@@ -110,11 +112,52 @@ public final class SimulatedIssuer {
         inFlight.incrementAndGet();
         try {
             pause();
-            return ledger.record(request, IssuerRules.decide(request.cardNumber(), request.amount(),
-                                                             settings.defaultLimit()));
+            Answer answer = ledger.record(request, IssuerRules.decide(request.cardNumber(), request.amount(),
+                                                                      settings.defaultLimit()));
+            if (answer instanceof Decided decided && decided.decision().approved()) {
+                captures.approved(request.attemptId(), request.amount());
+            }
+            return answer;
         } finally {
             inFlight.decrementAndGet();
         }
+    }
+
+    /**
+     * Answers one capture after the simulated latency: refuses over-capture, a capture after a void and an unknown
+     * authorization itself; the same answer again for a known attempt id.
+     *
+     * @param attemptId              the capture's attempt id
+     * @param authorizationAttemptId the authorization's
+     * @param amount                 minor units
+     * @return the decision
+     * @throws InterruptedException when interrupted during the simulated latency; nothing is recorded then
+     */
+    public Decided capture(String attemptId, String authorizationAttemptId, long amount) throws InterruptedException {
+        pause();
+        return captures.capture(attemptId, authorizationAttemptId, amount);
+    }
+
+    /**
+     * Answers one void after the simulated latency; the same answer again for a known attempt id.
+     *
+     * @param attemptId              the void's attempt id
+     * @param authorizationAttemptId the authorization's
+     * @return the decision
+     * @throws InterruptedException when interrupted during the simulated latency; nothing is recorded then
+     */
+    public Decided voidRemainder(String attemptId, String authorizationAttemptId) throws InterruptedException {
+        pause();
+        return captures.voidRemainder(attemptId, authorizationAttemptId);
+    }
+
+    /**
+     * Fresh decisions on captures and voids, each attempt id counted once.
+     *
+     * @return count
+     */
+    public long freshOperationDecisions() {
+        return captures.freshDecisions();
     }
 
     /**

@@ -16,7 +16,7 @@ import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 import static org.hamcrest.Matchers.is;
 
 /**
- * Every authorizer call is counted in {@code authorizer_invocations_total{outcome}} and timed in
+ * Every authorizer call is counted in {@code authorizer_invocations_total{operation,outcome}} and timed in
  * {@code authorizer_duration_seconds{outcome}}, whatever its outcome (the dashboard's authorizer panels).
  */
 class BoundedAuthorizerTest {
@@ -39,7 +39,7 @@ class BoundedAuthorizerTest {
                 yield Authorizer.Decision.approve(java.time.Instant.EPOCH);
             }
         };
-        List<Tag> tags = List.of(Tag.create("outcome", outcome));
+        List<Tag> tags = List.of(Tag.create("operation", "authorize"), Tag.create("outcome", outcome));
         try (BoundedAuthorizer bounded = new BoundedAuthorizer(authorizer, TIMEOUT, meters)) {
             // The registry is the process's: other tests count too, so compare before and after.
             Counter invocations = meters.counter("authorizer_invocations", tags).orElseThrow();

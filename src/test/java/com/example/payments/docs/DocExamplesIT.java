@@ -32,7 +32,7 @@ import static org.hamcrest.Matchers.is;
  * ({@code APP_CONFIG_FILE=config/dev/config.yaml}, the development API key): one fresh service per file, the
  * examples in order, failing when a shown status, header or body field differs from what the service really
  * answers. Ids and timestamps differ from run to run: a shown id is mapped to the real one the first time it
- * appears, a shown {@code createdAt} must be an instant.
+ * appears, a shown {@code createdAt}, {@code expiresAt} or {@code updatedAt} must be an instant.
  */
 class DocExamplesIT {
 
@@ -207,7 +207,7 @@ class DocExamplesIT {
             assertThat(context + "\n" + path, actual.asText(), is(ids.get(shown.asText())));
         } else if (path.endsWith("/requestId")) {
             assertThat(context + "\n" + path, actual.asText().matches("[0-9a-f]{32}"), is(true));
-        } else if (path.endsWith("/createdAt")) {
+        } else if (path.endsWith("/createdAt") || path.endsWith("/expiresAt") || path.endsWith("/updatedAt")) {
             Instant.parse(actual.asText());
         } else {
             assertThat(context + "\n" + path, actual, is(shown));

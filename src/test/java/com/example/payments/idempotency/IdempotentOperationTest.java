@@ -118,10 +118,10 @@ class IdempotentOperationTest {
         IdempotencyRegistry registry = IdempotencyRegistry.create(store, lease, Duration.ofHours(1), Duration.ZERO, Quota.UNLIMITED,
                                                                   Metrics.createMeterRegistry(MetricsConfig.create()));
         registries.add(registry);
-        IdempotentOperation capture = IdempotentOperation.create(CAPTURE, registry, IDENTITIES, NO_BOUNDS, workTimeout,
-                                                                 drain);
-        IdempotentOperation refund = IdempotentOperation.create(REFUND, registry, IDENTITIES, NO_BOUNDS, workTimeout,
-                                                                drain);
+        IdempotentOperation capture = IdempotentOperation.create(CAPTURE, registry, InMemoryKeyBindings.create(100),
+                                                                 IDENTITIES, NO_BOUNDS, workTimeout, drain);
+        IdempotentOperation refund = IdempotentOperation.create(REFUND, registry, InMemoryKeyBindings.create(100),
+                                                                IDENTITIES, NO_BOUNDS, workTimeout, drain);
         WebServer server = WebServer.builder().port(0).host("127.0.0.1")
                 .routing(routing -> routing.register("/v1/captures", new ToyService(capture))
                         .register("/v1/refunds", new ToyService(refund)))

@@ -15,6 +15,7 @@ import java.util.concurrent.Future;
 
 import com.example.payments.testing.Http;
 import com.example.payments.testing.MetricsScrape;
+import com.example.payments.testing.PostgresServer;
 import com.example.payments.testing.RedisServer;
 import com.example.payments.testing.ServiceProcess;
 
@@ -35,6 +36,7 @@ import static org.hamcrest.Matchers.isOneOf;
 class SeveralReplicasIT {
 
     private static RedisServer redis;
+    private static PostgresServer postgres;
     private static ServiceProcess replicaA;
     private static ServiceProcess replicaB;
 
@@ -44,8 +46,14 @@ class SeveralReplicasIT {
             return;
         }
         redis = RedisServer.start();
-        replicaA = ServiceProcess.start(redisConfig(redis));
-        replicaB = ServiceProcess.start(redisConfig(redis));
+        // The authorizations live in the PostgreSQL system of record behind Redis: either replica reads them.
+        PostgresServer.assumeInstalled();
+        postgres = PostgresServer.start();
+        Map<String, String> config = redisConfig(redis);
+        config.put("database.url", postgres.url());
+        config.put("database.username", PostgresServer.USER);
+        replicaA = ServiceProcess.start(config);
+        replicaB = ServiceProcess.start(config);
         replicaA.awaitReady(Duration.ofSeconds(20));
         replicaB.awaitReady(Duration.ofSeconds(20));
         warmUp(replicaA);
@@ -68,7 +76,7 @@ class SeveralReplicasIT {
 
     @AfterAll
     static void stopAll() {
-        for (AutoCloseable resource : new AutoCloseable[] {replicaA, replicaB, redis}) {
+        for (AutoCloseable resource : new AutoCloseable[] {replicaA, replicaB, redis, postgres}) {
             try {
                 if (resource != null) {
                     resource.close();

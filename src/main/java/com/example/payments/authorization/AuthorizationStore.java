@@ -1,0 +1,117 @@
+package com.example.payments.authorization;
+
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * The resource store of authorizations, the system of record of their lifecycle: in memory for one replica in
+ * development ({@link InMemoryAuthorizationStore}), PostgreSQL when replicas share the work
+ * ({@code database.PostgresAuthorizationStore}). Resources are never deleted by the service; the idempotency
+ * retention bounds replays, never how long an authorization can be read.
+ *
+ * <p>An authorization is written here before its decision is recorded in the idempotency registry, so a replay never
+ * answers 201 for something {@code GET} cannot find.
+ */
+public interface AuthorizationStore {
+
+    /**
+     * Creates an authorization, insert-if-absent by id: every execution of one attempt builds the same record, and
+     * the first write wins.
+     *
+     * @param authorization the new authorization
+     * @return the stored one: this one, or the one an earlier execution of the attempt wrote
+     * @throws com.example.payments.idempotency.StoreFullException when an in-memory store holds as many resources as it may (503)
+     * @throws com.example.payments.idempotency.IdempotencyStore.UnavailableException when the store cannot be
+     *                              reached: whether it was written is unknown (503)
+     */
+    AuthorizationRecord create(AuthorizationRecord authorization);
+
+    /**
+     * Reads an authorization's current state.
+     *
+     * @param id the resource id
+     * @return the authorization, or empty when unknown
+     * @throws com.example.payments.idempotency.IdempotencyStore.UnavailableException when the store cannot be
+     *                              reached (503)
+     */
+    Optional<AuthorizationRecord> find(String id);
+
+    /**
+     * The reserve step of a capture, a void or an expiry ({@link Lifecycle#reserve}; {@link OperationRecord#kind()}
+     * says which), in one conditional write: the check of the
+     * authorization as it stands and the reservation, with the pending operation, commit together or not at all.
+     * Insert-if-absent by operation id: a retry of the request finds its operation ({@link Existing}).
+     *
+     * @param authorizationId the parent
+     * @param pending         the operation, {@code PENDING}; its amount is ignored for a void (the remainder is)
+     * @param maxCaptures     {@code authorization.max-captures}
+     * @param now             the time of the request
+     * @return what happened
+     * @throws com.example.payments.idempotency.IdempotencyStore.UnavailableException when the store cannot be reached
+     */
+    Reservation reserve(String authorizationId, OperationRecord pending, int maxCaptures, Instant now);
+
+    /**
+     * The settle step ({@link Lifecycle#settle}): applies the acquirer's answer to the operation and its
+     * authorization together, once (an operation already settled is returned as it is).
+     *
+     * @param operation   the pending operation
+     * @param succeeded   the acquirer applied it
+     * @param declineCode its code when declined
+     * @param now         the time of the answer
+     * @return the settled operation
+     * @throws com.example.payments.idempotency.IdempotencyStore.UnavailableException when the store cannot be reached
+     */
+    OperationRecord settle(OperationRecord operation, boolean succeeded, String declineCode, Instant now);
+
+    /**
+     * Reads a capture or a void.
+     *
+     * @param id the operation id
+     * @return the operation, or empty when unknown
+     * @throws com.example.payments.idempotency.IdempotencyStore.UnavailableException when the store cannot be reached
+     */
+    Optional<OperationRecord> findOperation(String id);
+
+    /**
+     * Approved authorizations past their {@code expiresAt}, oldest expiry first: what the expiry worker releases.
+     *
+     * @param now   the time
+     * @param limit at most this many
+     * @return the authorizations
+     * @throws com.example.payments.idempotency.IdempotencyStore.UnavailableException when the store cannot be reached
+     */
+    java.util.List<AuthorizationRecord> expired(Instant now, int limit);
+
+    /** What a reserve step did. */
+    sealed interface Reservation {
+    }
+
+    /**
+     * Reserved: the operation is pending, the authorization holds its reservation.
+     *
+     * @param operation the pending operation, with the amount reserved
+     */
+    record Reserved(OperationRecord operation) implements Reservation {
+    }
+
+    /**
+     * The operation exists already (a retry of the request): pending or settled.
+     *
+     * @param operation the operation as it stands
+     */
+    record Existing(OperationRecord operation) implements Reservation {
+    }
+
+    /**
+     * The lifecycle refused it; nothing was written.
+     *
+     * @param refusal why, with its status code
+     */
+    record Refused(Lifecycle.Refused refusal) implements Reservation {
+    }
+
+    /** No authorization with this id. */
+    record NotFound() implements Reservation {
+    }
+}

@@ -1,0 +1,142 @@
+package com.example.payments.authorization;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.example.payments.idempotency.StoreFullException;
+
+/**
+ * {@link AuthorizationStore} in this process's memory: development and one replica only (a restart forgets every
+ * authorization; staging and prod refuse it). Bounded by {@code authorization.in-memory.max-resources}: nothing is
+ * ever evicted (an evicted authorization could be captured twice or lost), so beyond the bound a new authorization
+ * is refused with {@link StoreFullException}.
+ */
+public final class InMemoryAuthorizationStore implements AuthorizationStore {
+
+    private final ConcurrentMap<String, AuthorizationRecord> authorizations = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, OperationRecord> operations = new ConcurrentHashMap<>();
+    private final AtomicInteger size = new AtomicInteger();
+    private final int maxResources;
+
+    private InMemoryAuthorizationStore(int maxResources) {
+        this.maxResources = maxResources;
+    }
+
+    /**
+     * Creates an empty store.
+     *
+     * @param maxResources {@code authorization.in-memory.max-resources}, at least 1
+     * @return the store
+     * @throws IllegalArgumentException when {@code maxResources < 1}
+     */
+    public static InMemoryAuthorizationStore create(int maxResources) {
+        if (maxResources < 1) {
+            throw new IllegalArgumentException("maxResources must be >= 1");
+        }
+        return new InMemoryAuthorizationStore(maxResources);
+    }
+
+    @Override
+    public AuthorizationRecord create(AuthorizationRecord authorization) {
+        AuthorizationRecord existing = authorizations.get(authorization.id());
+        if (existing != null) {
+            return existing;
+        }
+        if (size.incrementAndGet() > maxResources) {
+            size.decrementAndGet();
+            throw new StoreFullException("the in-memory resource store holds authorization.in-memory.max-resources ("
+                                    + maxResources + ") authorizations");
+        }
+        AuthorizationRecord winner = authorizations.putIfAbsent(authorization.id(), authorization);
+        if (winner != null) {
+            size.decrementAndGet();
+            return winner;
+        }
+        return authorization;
+    }
+
+    @Override
+    public Optional<AuthorizationRecord> find(String id) {
+        return Optional.ofNullable(authorizations.get(id));
+    }
+
+    // One lock for every reserve and settle step: each reads and writes an authorization and an operation together.
+    @Override
+    public synchronized Reservation reserve(String authorizationId, OperationRecord pending, int maxCaptures,
+                                            Instant now) {
+        OperationRecord existing = operations.get(pending.id());
+        if (existing != null) {
+            return new Existing(existing);
+        }
+        AuthorizationRecord authorization = authorizations.get(authorizationId);
+        if (authorization == null) {
+            return new NotFound();
+        }
+        boolean capture = pending.kind().equals(OperationRecord.CAPTURE);
+        return switch (Lifecycle.reserve(authorization.position(), pending.operation(), pending.amount().value(),
+                                         pending.amount().currency(), maxCaptures, now)) {
+        case Lifecycle.Refused refused -> new Refused(refused);
+        case Lifecycle.Allowed allowed -> {
+            Lifecycle.Position at = authorization.position();
+            Lifecycle.Position reserved = new Lifecycle.Position(at.state(), at.amount(), at.currency(),
+                    at.captured(), at.reserved() + (capture ? allowed.amount() : 0), at.voidPending() || !capture,
+                    at.captures(), at.expiresAt());
+            List<String> captures = new ArrayList<>(authorization.captures());
+            if (capture) {
+                captures.add(pending.id());
+            }
+            OperationRecord reservedOperation = new OperationRecord(pending.id(), pending.kind(), authorizationId,
+                    pending.attemptId(), pending.merchantId(), new Amount(allowed.amount(), at.currency()),
+                    "PENDING", null, pending.createdAt());
+            authorizations.put(authorizationId, authorization.moved(reserved, captures, now));
+            operations.put(pending.id(), reservedOperation);
+            yield new Reserved(reservedOperation);
+        }
+        };
+    }
+
+    @Override
+    public synchronized OperationRecord settle(OperationRecord operation, boolean succeeded, String declineCode,
+                                               Instant now) {
+        OperationRecord current = operations.get(operation.id());
+        if (current == null || !current.pending()) {
+            return current == null ? operation : current;
+        }
+        AuthorizationRecord authorization = authorizations.get(current.authorizationId());
+        Lifecycle.Position settled = Lifecycle.settle(authorization.position(), current.operation(),
+                                                      current.amount().value(),
+                                                      succeeded);
+        authorizations.put(authorization.id(), authorization.moved(settled, authorization.captures(), now));
+        OperationRecord done = current.settled(succeeded, declineCode);
+        operations.put(done.id(), done);
+        return done;
+    }
+
+    @Override
+    public List<AuthorizationRecord> expired(Instant now, int limit) {
+        return authorizations.values().stream()
+                .filter(a -> a.state() == AuthorizationState.APPROVED && !a.expiresAt().isAfter(now))
+                .sorted(java.util.Comparator.comparing(AuthorizationRecord::expiresAt))
+                .limit(limit)
+                .toList();
+    }
+
+    @Override
+    public Optional<OperationRecord> findOperation(String id) {
+        return Optional.ofNullable(operations.get(id));
+    }
+
+    /**
+     * Authorizations held.
+     *
+     * @return count
+     */
+    public int size() {
+        return size.get();
+    }
+}

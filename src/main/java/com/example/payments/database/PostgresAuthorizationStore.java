@@ -1,0 +1,153 @@
+package com.example.payments.database;
+
+import java.sql.Array;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+import com.example.payments.authorization.Amount;
+import com.example.payments.authorization.Authorization;
+import com.example.payments.authorization.AuthorizationRecord;
+import com.example.payments.authorization.AuthorizationState;
+import com.example.payments.authorization.AuthorizationStore;
+import com.example.payments.authorization.OperationRecord;
+
+/**
+ * {@link AuthorizationStore} in PostgreSQL, the system of record: the {@code authorizations} table (migrations
+ * {@code V1} and {@code V2}), shared by every replica, kept across restarts, never deleted by the service. A create
+ * is one {@code INSERT ... ON CONFLICT DO NOTHING} followed, when another execution of the attempt won, by a read of
+ * the winner; a find is one {@code SELECT} by id. Every call is bounded ({@link DatabaseSettings#worstCall()}).
+ */
+public final class PostgresAuthorizationStore implements AuthorizationStore {
+
+    private static final String COLUMNS = "id, attempt_id, merchant, reference, amount, currency, brand, last_four, "
+                                          + "status, decline_code, created_at, state, captured_amount, captures, "
+                                          + "expires_at, updated_at, reserved_amount, void_pending";
+    private static final String INSERT = "INSERT INTO authorizations (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, "
+                                         + "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING";
+    private static final String FIND = "SELECT " + COLUMNS + " FROM authorizations WHERE id = ?";
+
+    private final Database database;
+
+    private PostgresAuthorizationStore(Database database) {
+        this.database = database;
+    }
+
+    /**
+     * Creates the store.
+     *
+     * @param database the pool (closed by its owner, not by this store)
+     * @return the store
+     */
+    public static PostgresAuthorizationStore create(Database database) {
+        return new PostgresAuthorizationStore(database);
+    }
+
+    @Override
+    public AuthorizationRecord create(AuthorizationRecord a) {
+        boolean inserted = database.call("create-authorization", connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(INSERT)) {
+                statement.setObject(1, UUID.fromString(a.id()));
+                statement.setString(2, a.attemptId());
+                statement.setString(3, a.merchantId());
+                statement.setString(4, a.reference());
+                statement.setLong(5, a.amount().value());
+                statement.setString(6, a.amount().currency());
+                statement.setString(7, a.card().brand());
+                statement.setString(8, a.card().last4());
+                statement.setString(9, a.status());
+                statement.setString(10, a.declineCode());
+                statement.setObject(11, OffsetDateTime.ofInstant(a.createdAt(), ZoneOffset.UTC));
+                statement.setString(12, a.state().name());
+                statement.setLong(13, a.capturedAmount());
+                statement.setArray(14, connection.createArrayOf("text", a.captures().toArray()));
+                statement.setObject(15, OffsetDateTime.ofInstant(a.expiresAt(), ZoneOffset.UTC));
+                statement.setObject(16, OffsetDateTime.ofInstant(a.updatedAt(), ZoneOffset.UTC));
+                statement.setLong(17, a.reservedAmount());
+                statement.setBoolean(18, a.voidPending());
+                return statement.executeUpdate() == 1;
+            }
+        });
+        if (inserted) {
+            return a;
+        }
+        // Another execution of the attempt wrote it first (the same record, unless its state moved on since).
+        return find(a.id()).orElseThrow(() -> new IllegalStateException("authorization " + a.id()
+                                                                          + " conflicted but is not found"));
+    }
+
+    @Override
+    public Optional<AuthorizationRecord> find(String id) {
+        return database.call("find-authorization", connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(FIND)) {
+                statement.setObject(1, UUID.fromString(id));
+                try (ResultSet row = statement.executeQuery()) {
+                    return row.next() ? Optional.of(record(row)) : Optional.empty();
+                }
+            }
+        });
+    }
+
+    @Override
+    public Reservation reserve(String authorizationId, OperationRecord pending, int maxCaptures, Instant now) {
+        return database.call("reserve", connection -> PostgresOperations.inTransaction(connection,
+                () -> PostgresOperations.reserve(connection, authorizationId, pending, maxCaptures, now)));
+    }
+
+    @Override
+    public OperationRecord settle(OperationRecord operation, boolean succeeded, String declineCode, Instant now) {
+        return database.call("settle", connection -> PostgresOperations.inTransaction(connection,
+                () -> PostgresOperations.settle(connection, operation, succeeded, declineCode, now)));
+    }
+
+    @Override
+    public List<AuthorizationRecord> expired(Instant now, int limit) {
+        return database.call("expired-authorizations", connection -> {
+            try (PreparedStatement statement = connection.prepareStatement("SELECT " + COLUMNS + " FROM authorizations "
+                    + "WHERE state = 'APPROVED' AND expires_at <= ? ORDER BY expires_at LIMIT ?")) {
+                statement.setObject(1, OffsetDateTime.ofInstant(now, ZoneOffset.UTC));
+                statement.setInt(2, limit);
+                List<AuthorizationRecord> expired = new java.util.ArrayList<>();
+                try (ResultSet row = statement.executeQuery()) {
+                    while (row.next()) {
+                        expired.add(record(row));
+                    }
+                }
+                return expired;
+            }
+        });
+    }
+
+    @Override
+    public Optional<OperationRecord> findOperation(String id) {
+        return database.call("find-operation", connection -> PostgresOperations.find(connection, id, false));
+    }
+
+    /**
+     * Maps a row selected with {@link #COLUMNS}, in that order.
+     *
+     * @param row the row
+     * @return the record
+     * @throws SQLException when the row cannot be read
+     */
+    static final String SELECT = FIND;
+
+    static AuthorizationRecord record(ResultSet row) throws SQLException {
+        Array captures = row.getArray(14);
+        List<String> ids = captures == null ? List.of() : Arrays.asList((String[]) captures.getArray());
+        return new AuthorizationRecord(row.getObject(1, UUID.class).toString(), row.getString(2), row.getString(3),
+                row.getString(4), new Amount(row.getLong(5), row.getString(6)),
+                new Authorization.CardSummary(row.getString(7), row.getString(8)), row.getString(9),
+                row.getString(10), row.getObject(11, OffsetDateTime.class).toInstant(),
+                AuthorizationState.valueOf(row.getString(12)), row.getLong(13), row.getLong(17), row.getBoolean(18), ids,
+                row.getObject(15, OffsetDateTime.class).toInstant(),
+                row.getObject(16, OffsetDateTime.class).toInstant());
+    }
+}

@@ -1,0 +1,169 @@
+package com.example.payments.idempotency;
+
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.List;
+import java.util.OptionalLong;
+
+import com.example.payments.http.Problem;
+import com.example.payments.http.ProblemResponses;
+import com.example.payments.http.ResponseBodies;
+import com.example.payments.idempotency.IdempotencyRegistry.ReleaseReason;
+
+import io.helidon.http.HeaderNames;
+import io.helidon.http.HeaderValues;
+import io.helidon.http.Status;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+
+/**
+ * What {@link IdempotentOperation} does once a request acquired its key: binds the key durably ({@link KeyBindings};
+ * another request bound to it is 422), checks that the lease and the drain deadline cover the work, runs the work,
+ * records its decision (the key is never released after a decision) or releases the key (and the binding this claim
+ * made) when there is none, and answers every decision, first or replayed, from the recorded bytes.
+ */
+final class AcquiredKeys {
+
+    private static final System.Logger LOGGER = System.getLogger(IdempotentOperation.class.getName());
+
+    private final IdempotentOperation.Definition definition;
+    private final IdempotencyRegistry registry;
+    private final KeyBindings bindings;
+    private final IdempotencySettings.StoreBounds bounds;
+    private final Duration workTimeout;
+    private final IdempotentOperation.DrainDeadline drain;
+
+    AcquiredKeys(IdempotentOperation.Definition definition, IdempotencyRegistry registry, KeyBindings bindings,
+                 IdempotencySettings.StoreBounds bounds, Duration workTimeout, IdempotentOperation.DrainDeadline drain) {
+        this.definition = definition;
+        this.registry = registry;
+        this.bindings = bindings;
+        this.bounds = bounds;
+        this.workTimeout = workTimeout;
+        this.drain = drain;
+    }
+
+    // The key's durable binding decides which request it belongs to: the registry may have lost the record that did.
+    void bindThenRun(ServerRequest req, ServerResponse res, Claim.Acquired claim, List<Identity> ids,
+                             Work work) {
+        KeyBindings.Bound bound;
+        try {
+            bound = bindings.bind(claim.lookupKey(), ids, claim.identity());
+        } catch (IdempotencyStore.UnavailableException | StoreFullException e) {
+            LOGGER.log(Level.WARNING, "Key bindings unavailable, refusing the request: {0}", e.getMessage());
+            registry.release(claim, ReleaseReason.ERROR);
+            boolean full = e instanceof StoreFullException;
+            ProblemResponses.sendRetryable(req, res, full ? IdempotencyProblems.full()
+                    : IdempotencyProblems.storeUnavailable(), full ? 5 : 1);
+            return;
+        }
+        if (bound.identity() < 0) {
+            registry.release(claim, ReleaseReason.KEY_REUSED);
+            ProblemResponses.send(req, res, IdempotencyProblems.reused());
+            return;
+        }
+        Identity identity = ids.get(bound.identity());
+        run(req, res, claim, identity, work, reason -> {
+            registry.release(claim, reason);
+            if (bound.created()) {
+                unbindQuietly(claim.lookupKey(), identity.fingerprint());
+            }
+        });
+    }
+
+    // Released without a decision: the key may carry another request, as after any release. A binding left behind
+    // only makes that other request 422 until it is retried with the first body.
+    private void unbindQuietly(String lookupKey, String fingerprint) {
+        try {
+            bindings.unbind(lookupKey, fingerprint);
+        } catch (RuntimeException e) {
+            LOGGER.log(Level.WARNING, "Could not unbind a released idempotency key: {0}", String.valueOf(e));
+        }
+    }
+
+    private void run(ServerRequest req, ServerResponse res, Claim.Acquired claim, Identity identity, Work work,
+                     java.util.function.Consumer<ReleaseReason> release) {
+        // The lease must cover the work and the recording: otherwise another replica may claim the key while the
+        // work runs. Checked locally (renewals' verdict and deadline), without a round trip.
+        if (!registry.leaseCovers(claim, workTimeout)) {
+            release.accept(ReleaseReason.LEASE_LOST);
+            ProblemResponses.sendRetryable(req, res, IdempotencyProblems.leaseLost(), 1);
+            return;
+        }
+        if (!finishesBeforeTheDrainDeadline(workTimeout.plus(bounds.record()))) {
+            release.accept(ReleaseReason.SHUTDOWN);
+            ProblemResponses.sendRetryable(req, res, IdempotencyProblems.draining(), 1);
+            return;
+        }
+        Work.Outcome outcome;
+        try {
+            outcome = work.perform(new Work.Attempt(identity.attemptId(), identity.decision().id()));
+        } catch (InterruptedException e) {
+            // Only the end of the drain interrupts a request: free the key so a retry on another replica runs, and
+            // answer if the connection still lets us. The interrupt ends here, with the request: set again, it would
+            // make Helidon fail the answer with a 500.
+            release.accept(ReleaseReason.SHUTDOWN);
+            sendQuietly(req, res, IdempotencyProblems.outcomeUnknown());
+            return;
+        } catch (RuntimeException | Error e) {
+            release.accept(ReleaseReason.ERROR);
+            throw e;
+        }
+        switch (outcome) {
+        case Work.Decided decided -> record(req, res, claim, identity, decided);
+        case Work.Undecided undecided -> {
+            release.accept(undecided.reason());
+            if (undecided.retryAfterSeconds() > 0) {
+                ProblemResponses.sendRetryable(req, res, undecided.problem(), undecided.retryAfterSeconds());
+            } else {
+                ProblemResponses.send(req, res, undecided.problem());
+            }
+        }
+        }
+    }
+
+    private void record(ServerRequest req, ServerResponse res, Claim.Acquired claim, Identity identity,
+                        Work.Decided decided) {
+        Recorded recorded;
+        try {
+            recorded = registry.recordAndComplete(claim, identity, new Decision(identity.decision(), decided.body()));
+        } catch (RuntimeException e) {
+            // Whatever failed, the key is never released after a decision: the retry recovers the decision if it
+            // was written, or runs the work again with the same attempt id, which the issuer deduplicates.
+            LOGGER.log(Level.ERROR, "{0} {1} decided but its recording is unknown: {2}", definition.kind(),
+                       identity.decision().id(), String.valueOf(e));
+            sendQuietly(req, res, IdempotencyProblems.outcomeUnknown());
+            return;
+        }
+        if (recorded.inserted()) {
+            decided.whenRecordedFirst().run();
+        }
+        answer(req, res, recorded.winner(), false);
+    }
+
+    void answer(ServerRequest req, ServerResponse res, Decision decision, boolean replayed) {
+        res.status(Status.CREATED_201)
+                .header(HeaderNames.LOCATION, definition.basePath().replace("{id}", req.path().pathParameters()
+                        .first("id").orElse("")) + "/" + decision.key().id())
+                .header(HeaderValues.CONTENT_TYPE_JSON);
+        if (replayed) {
+            res.header(IdempotentOperation.IDEMPOTENT_REPLAYED, "true");
+        }
+        ResponseBodies.send(req, res, decision.body());
+    }
+
+    boolean finishesBeforeTheDrainDeadline(Duration needed) {
+        OptionalLong deadline = drain.nanos();
+        return deadline.isEmpty() || deadline.getAsLong() - System.nanoTime() > needed.toNanos();
+    }
+
+    private static void sendQuietly(ServerRequest req, ServerResponse res, Problem problem) {
+        try {
+            if (!res.isSent()) {
+                ProblemResponses.sendRetryable(req, res, problem, 1);
+            }
+        } catch (RuntimeException e) {
+            LOGGER.log(Level.DEBUG, "Could not answer a cut-off request: {0}", String.valueOf(e));
+        }
+    }
+}

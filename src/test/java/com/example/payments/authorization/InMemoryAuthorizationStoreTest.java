@@ -1,0 +1,71 @@
+package com.example.payments.authorization;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import com.example.payments.idempotency.Identity;
+import com.example.payments.idempotency.InMemoryKeyBindings;
+import com.example.payments.idempotency.KeyBindings;
+import com.example.payments.idempotency.StoreFullException;
+
+import org.junit.jupiter.api.Test;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/** The in-memory resource store and key bindings: insert-if-absent, bounded, never evicting. */
+class InMemoryAuthorizationStoreTest {
+
+    private static AuthorizationRecord authorization(String id) {
+        Instant created = Instant.parse("2026-12-01T12:00:00Z");
+        return new AuthorizationRecord(id, "att_" + id, "m_123", null, new Amount(1299, "EUR"),
+                new Authorization.CardSummary("visa", "1111"), "APPROVED", null, created,
+                AuthorizationState.APPROVED, 0, 0, false, List.of(), created.plus(Duration.ofDays(7)), created);
+    }
+
+    @Test
+    void theFirstWriteOfAnIdWinsAndIsReadBack() {
+        InMemoryAuthorizationStore store = InMemoryAuthorizationStore.create(10);
+        AuthorizationRecord first = authorization("a");
+        AuthorizationRecord second = new AuthorizationRecord("a", "att_other", "m_123", null, new Amount(1, "EUR"),
+                first.card(), "APPROVED", null, first.createdAt(), AuthorizationState.APPROVED, 0, 0, false, List.of(),
+                first.expiresAt(), first.updatedAt());
+        assertThat(store.create(first), is(first));
+        assertThat(store.create(second), is(first));
+        assertThat(store.find("a").orElseThrow(), is(first));
+        assertThat(store.size(), is(1));
+    }
+
+    @Test
+    void aFullStoreRefusesNewAuthorizationsAndKeepsTheOldOnes() {
+        InMemoryAuthorizationStore store = InMemoryAuthorizationStore.create(1);
+        store.create(authorization("a"));
+        assertThrows(StoreFullException.class, () -> store.create(authorization("b")));
+        assertThat(store.create(authorization("a")).id(), is("a"));
+        assertThat(store.find("b").isPresent(), is(false));
+    }
+
+    @Test
+    void aKeyStaysBoundToItsFirstRequestUntilTheClaimThatBoundItUnbindsIt() {
+        KeyBindings bindings = InMemoryKeyBindings.create(10);
+        List<Identity> first = List.of(new Identity("f1", "att_1", null));
+        List<Identity> other = List.of(new Identity("f2", "att_2", null));
+        assertThat(bindings.bind("k", first, 0), is(new KeyBindings.Bound(0, true)));
+        assertThat(bindings.bind("k", first, 0), is(new KeyBindings.Bound(0, false)));
+        assertThat(bindings.bind("k", other, 0).identity(), is(-1));
+        bindings.unbind("k", "f2");
+        assertThat("another fingerprint never unbinds it", bindings.bind("k", other, 0).identity(), is(-1));
+        bindings.unbind("k", "f1");
+        assertThat(bindings.bind("k", other, 0), is(new KeyBindings.Bound(0, true)));
+    }
+
+    @Test
+    void aKeyBoundUnderThePreviousSecretMatchesItsIdentity() {
+        KeyBindings bindings = InMemoryKeyBindings.create(10);
+        bindings.bind("k", List.of(new Identity("old", "att_old", null)), 0);
+        List<Identity> rotated = List.of(new Identity("new", "att_new", null), new Identity("old", "att_old", null));
+        assertThat(bindings.bind("k", rotated, 0).identity(), is(1));
+    }
+}

@@ -1,0 +1,42 @@
+package com.example.payments.issuer;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.Test;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.nullValue;
+
+/** The simulated issuer refuses over-capture and captures after a void itself, and deduplicates each attempt id. */
+class IssuerCapturesTest {
+
+    private final AtomicLong nanos = new AtomicLong();
+    private final SimulatedIssuer issuer = SimulatedIssuer.create(new IssuerSettings(1_000_000, Duration.ZERO,
+            Duration.ZERO, Duration.ofDays(7), 1000), nanos::get);
+
+    private void approve(String attemptId, long amount) throws InterruptedException {
+        issuer.authorize(new IssuerRequest(attemptId, "m_123", null, amount, "EUR", "4111111111111111"));
+    }
+
+    @Test
+    void capturesStayWithinTheAuthorizedAmountAndARetryIsAnsweredOnce() throws InterruptedException {
+        approve("att_a", 1000);
+        assertThat(issuer.capture("att_c1", "att_a", 600).decision().approved(), is(true));
+        SimulatedIssuer.Decided retry = issuer.capture("att_c1", "att_a", 600);
+        assertThat(retry.replayed(), is(true));
+        SimulatedIssuer.Decided over = issuer.capture("att_c2", "att_a", 500);
+        assertThat(over.decision().declineCode(), is("over_capture"));
+        assertThat(issuer.capture("att_c3", "att_a", 400).decision().declineCode(), nullValue());
+        assertThat(issuer.freshOperationDecisions(), is(3L));
+    }
+
+    @Test
+    void nothingIsCapturedAfterAVoidNorOfAnUnknownAuthorization() throws InterruptedException {
+        approve("att_b", 1000);
+        assertThat(issuer.voidRemainder("att_v", "att_b").decision().approved(), is(true));
+        assertThat(issuer.capture("att_c", "att_b", 1).decision().declineCode(), is("voided"));
+        assertThat(issuer.capture("att_d", "att_unknown", 1).decision().declineCode(), is("unknown_authorization"));
+    }
+}
