@@ -110,7 +110,9 @@ final class TestService implements AutoCloseable {
 
     // Ephemeral ports and the test configuration's API keys (TestCredentials), below the test's own values.
     private static Config config(Map<String, String> overrides) {
-        Map<String, String> values = new HashMap<>(Map.of("server.port", "0", "health-server.port", "0"));
+        // No warm-up unless the test asks for one (WarmUpTest): it holds every start up to warm-up.timeout (3 s).
+        Map<String, String> values = new HashMap<>(Map.of("server.port", "0", "health-server.port", "0",
+                                                          "warm-up.requests", "0"));
         values.putAll(TestCredentials.config());
         values.putAll(overrides);
         return Config.builder()

@@ -126,6 +126,7 @@ public final class ServiceProcess implements AutoCloseable {
         if (oneCpu) {
             command.add("-XX:ActiveProcessorCount=1");
         }
+        command.addAll(testDefaults(properties, env));
         command.add("-Dserver.port=" + properties.getOrDefault("server.port", "0"));
         command.add("-Dhealth-server.port=" + properties.getOrDefault("health-server.port", "0"));
         withTestKeys(properties, env).forEach((key, value) -> {
@@ -182,6 +183,20 @@ public final class ServiceProcess implements AutoCloseable {
         return withKeys;
     }
 
+    // What every child JVM of the tests gets unless the test says otherwise: no warm-up (up to warm-up.timeout, 3 s
+    // of CPU, before every start; WarmUpTest and the warm-up's own tests set warm-up.* themselves) and C1 only (a
+    // child lives for seconds: C2 would spend its CPU compiling code the test never runs long enough to use). The
+    // service under test is the same jar and the same configuration otherwise.
+    private static List<String> testDefaults(Map<String, String> properties, Map<String, String> env) {
+        List<String> defaults = new ArrayList<>(List.of("-XX:TieredStopAtLevel=1"));
+        boolean warmUpSet = properties.keySet().stream().anyMatch(key -> key.startsWith("warm-up."))
+                            || env.keySet().stream().anyMatch(name -> name.startsWith("WARM_UP_"));
+        if (!warmUpSet) {
+            defaults.add("-Dwarm-up.requests=0");
+        }
+        return defaults;
+    }
+
     // exec keeps the process id, so signals and waitFor reach the JVM itself.
     private static List<String> withFileLimit(List<String> command, int fileLimit) {
         if (fileLimit <= 0) {
@@ -229,6 +244,7 @@ public final class ServiceProcess implements AutoCloseable {
             throws Exception {
         ServiceProcess service;
         List<String> command = new ArrayList<>(List.of(javaBinary()));
+        command.addAll(testDefaults(properties, env));
         withTestKeys(properties, env).forEach((key, value) -> command.add("-D" + key + "=" + value));
         command.addAll(List.of("-jar", BuiltJar.path().toString()));
         ProcessBuilder builder = new ProcessBuilder(withFileLimit(command, fileLimit)).redirectErrorStream(true);
