@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import com.example.payments.authentication.ApiKeyAuthenticator;
 import com.example.payments.authentication.Authenticator;
@@ -20,6 +21,9 @@ import com.example.payments.testing.TestCredentials;
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
 import io.helidon.health.HealthCheck;
+import io.helidon.metrics.api.MeterRegistry;
+import io.helidon.metrics.api.MetricsFactory;
+import io.helidon.service.registry.Services;
 import io.opentelemetry.sdk.common.CompletableResultCode;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
@@ -34,8 +38,18 @@ final class TestService implements AutoCloseable {
     private final OpenApiContract.Registration contract;
     private final Leftovers.Handle tracked;
 
+    /**
+     * In-process services running now. Helidon keeps every meter in one registry per JVM (MetricsFactory's global
+     * one), as a process that runs one service needs; the tests run many services one after another in one JVM, and
+     * the meters of stopped ones would add to the next one's figures, making them depend on which tests ran before.
+     * So a service started while no other runs starts from an empty registry. Self-cleaning: a service counts here
+     * from its start to its stop, also when Leftovers stops it.
+     */
+    private static final AtomicInteger RUNNING = new AtomicInteger();
+
     private TestService(Main.Running running) {
         this.running = running;
+        RUNNING.incrementAndGet();
         this.contract = OpenApiContract.businessListener(running.business().port(), running.business()::isRunning);
         this.tracked = Leftovers.track("in-process service on business port " + running.business().port(),
                                        this::stop);
@@ -46,7 +60,7 @@ final class TestService implements AutoCloseable {
     }
 
     static TestService start(Map<String, String> overrides, List<HealthCheck> readinessChecks) {
-        Config config = config(overrides);
+        Config config = freshMeters(config(overrides));
         // No signal handlers in the test JVM: its SIGTERM belongs to the build tool.
         TestService service = new TestService(Main.start(config, AppSettings.create(config), readinessChecks,
                                                           sequence -> { }));
@@ -62,7 +76,7 @@ final class TestService implements AutoCloseable {
      * @return the running service
      */
     static TestService start(Map<String, String> overrides, Authenticator authenticator) {
-        Config config = config(overrides);
+        Config config = freshMeters(config(overrides));
         TestService service = new TestService(Main.start(config, AppSettings.create(config), List.of(), authenticator,
                                                           sequence -> { }));
         service.awaitStarted();
@@ -80,7 +94,7 @@ final class TestService implements AutoCloseable {
     static TestService start(Map<String, String> overrides, SpanExporter exporter) {
         Map<String, String> values = new HashMap<>(Map.of("tracing.enabled", "true", "tracing.exporter", "logging"));
         values.putAll(overrides);
-        Config config = config(values);
+        Config config = freshMeters(config(values));
         AppSettings settings = AppSettings.create(config);
         TestService service = new TestService(Main.start(config, settings, List.of(),
                 ApiKeyAuthenticator.create(settings.auth().apiKeys()),
@@ -175,6 +189,19 @@ final class TestService implements AutoCloseable {
 
     private void stop() {
         contract.close();
-        running.stopForTests();
+        try {
+            running.stopForTests();
+        } finally {
+            RUNNING.decrementAndGet();
+        }
+    }
+
+    // Before Main.start: the meters left by services that stopped go, unless another service still runs.
+    private static Config freshMeters(Config config) {
+        if (RUNNING.get() == 0) {
+            MeterRegistry registry = Services.get(MetricsFactory.class).globalRegistry();
+            registry.meters().forEach(registry::remove);
+        }
+        return config;
     }
 }
