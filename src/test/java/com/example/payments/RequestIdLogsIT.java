@@ -47,7 +47,8 @@ class RequestIdLogsIT {
                     HttpResponse.BodyHandlers.ofString());
             assertThat(refused.statusCode(), is(401));
 
-            String authorizer = service.awaitLine(line -> line.contains("Authorizer failed"), Duration.ofSeconds(10));
+            String authorizer = service.awaitLine(line -> line.contains("Authorizer authorize failed"),
+                                                  Duration.ofSeconds(10));
             String authentication = service.awaitLine(line -> line.contains("Authentication failed"),
                                                       Duration.ofSeconds(10));
             String access = service.awaitLine(line -> line.contains("route=/v1/authorizations status=502"),
@@ -63,7 +64,8 @@ class RequestIdLogsIT {
                 assertThat(authentication, field(authentication, "requestId"), is(TRACE_ID));
                 assertThat(started, Json.mapper().readTree(started).has("requestId"), is(false));
             } else {
-                assertThat(authorizer, authorizer.matches(".*\\[" + TRACE_ID + "\\] \\S+: Authorizer failed.*"), is(true));
+                assertThat(authorizer, authorizer.matches(".*\\[" + TRACE_ID + "\\] \\S+: Authorizer authorize failed.*"),
+                           is(true));
                 assertThat(authentication, authentication.matches(".*\\[" + TRACE_ID + "\\] \\S+: Authentication failed.*"),
                            is(true));
                 assertThat(started, started.matches(".* INFO \\[\\] com\\.example\\.payments\\.Main: payments-authorization serving.*"), is(true));

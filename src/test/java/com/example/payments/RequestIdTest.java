@@ -131,7 +131,7 @@ class RequestIdTest {
             assertThat(failed.statusCode(), is(502));
             String text = logs.text();
             assertThat(text, containsString("[" + TRACE_ID + "]: Authentication failed"));
-            assertThat(text, containsString("[1af7651916cd43dd8448eb211c80319c]: Authorizer failed"));
+            assertThat(text, containsString("[1af7651916cd43dd8448eb211c80319c]: Authorizer authorize failed"));
         }
     }
 
