@@ -98,7 +98,7 @@ lt_ensure_java
 # shellcheck source=../lib/postgres.sh
 source "$HERE/../lib/postgres.sh"
 case "$STORE" in
-  redis) STORE_TOOLS=(redis-server redis-cli) ;;
+  redis) STORE_TOOLS=(redis-server redis-cli); pg_lt_bin >/dev/null || exit 2 ;;
   postgres) STORE_TOOLS=(); pg_lt_bin >/dev/null || exit 2 ;;
 esac
 for tool in curl "${STORE_TOOLS[@]}"; do
@@ -190,7 +190,22 @@ store_redis_run() {
 store_redis_start() {
   REDIS_PORT=$(free_port)
   store_redis_run
+  # The authorizations themselves (the resources GET reads, on any replica) live in PostgreSQL behind the Redis
+  # registry, as staging and prod run: a PostgreSQL of its own, not restarted by the faults (they hit Redis).
+  local resources_port
+  resources_port=$(free_port)
+  pg_lt_init "$RUN/resources-pgdata" || exit 2
+  pg_lt_run "$RUN/resources-pgdata" "$resources_port" "$RUN/resources-postgres.log" -c max_connections=50 \
+    || { lt_log "postgres (resources) did not start; see $RUN/resources-postgres.log"; exit 1; }
+  PID_OF[resources]=$PG_LT_PID
+  event store-start resources "pid=${PID_OF[resources]} port=$resources_port"
+  pg_lt_prepare "$resources_port"
+  local words word
+  read -r -a words <<<"$(pg_lt_url "$resources_port")"
   STORE_PROPS=(-Didempotency.store=redis -Didempotency.redis.uri="redis://127.0.0.1:$REDIS_PORT")
+  for word in "${words[@]}"; do
+    [[ "$word" == -Ddatabase.* ]] && STORE_PROPS+=("$word")
+  done
 }
 store_redis_restart() {
   local down_ms

@@ -67,9 +67,11 @@ class RedisOutageIT {
             }
             assertThat(posts.stream().filter(p -> p.status() != 503 || !p.retryAfter()).toList(), is(empty()));
             assertThat(Http.get(health(service) + "/health/ready").statusCode(), is(503));
+            // GET reads the resource store, not the registry: without database.* that is this replica's memory,
+            // which the outage does not touch (with PostgreSQL as the resource store, as staging and prod run, it is
+            // the database).
             Sample get = sample(outageStart, Http.get(location));
-            assertThat(get.body(), get.status(), is(503));
-            assertThat(get.retryAfter(), is(true));
+            assertThat(get.body(), get.status(), is(200));
 
             redis.restart();
             Sample recovered = awaitCreated(service, outageStart);
