@@ -88,8 +88,10 @@ class ShutdownRegressionsIT {
     @Test
     void aRetryDuringThePreDrainReplaysTheRequestThatWasInTheAuthorizerAtTheSignal() throws Exception {
         Timeline timeline = Timeline.create("regression-2-work-in-flight-at-the-signal");
-        Map<String, String> config = config("shutdown.pre-drain-delay", "PT3S", "shutdown.drain-timeout", "PT3S",
-                                            "shutdown.cleanup-timeout", "PT1S", "shutdown.hard-deadline", "PT10S",
+        // A pre-drain 4 s longer than the authorizer's 2 s: the retry, sent once the original is answered, must land
+        // inside it even on a busy machine (at 3 s it once found the port closed under three parallel test runs).
+        Map<String, String> config = config("shutdown.pre-drain-delay", "PT6S", "shutdown.drain-timeout", "PT3S",
+                                            "shutdown.cleanup-timeout", "PT1S", "shutdown.hard-deadline", "PT15S",
                                             "authorizer.timeout", "PT2.5S", "authorizer.simulated-latency", "PT2S");
         try (ServiceProcess service = ServiceProcess.start(config)) {
             service.awaitReady(EXIT);
