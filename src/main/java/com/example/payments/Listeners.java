@@ -112,7 +112,8 @@ final class Listeners {
                                     .endpoint("/")
                                     .addObserver(MetricsObserver.builder().endpoint("metrics").build())
                                     .build())
-                // The business API's contract, served here and not on the business port (DESIGN §2).
+                // The business API's contract, served here and not on the business port: each port serves only its
+                // own routes.
                 .addFeature(OpenApiFeature.builder()
                                     .webContext(OPENAPI_PATH)
                                     .staticFile(OpenApiDocument.RESOURCE)

@@ -38,7 +38,7 @@ import io.helidon.webclient.api.WebClient;
 import io.helidon.webserver.WebServer;
 
 /**
- * Warms the hot path before startup completes (DESIGN §3): sends {@code warm-up.requests} synthetic requests, bounded by
+ * Warms the hot path before startup completes: sends {@code warm-up.requests} synthetic requests, bounded by
  * {@code warm-up.timeout}, through a sandbox copy of the authorization API on its own listener (127.0.0.1, a free
  * port, stopped afterwards). The sandbox runs the real code — Helidon's HTTP/1 parsing and writing, JSON parsing,
  * validation, fingerprint and ids, the idempotent-operation flow and its responses — over throwaway parts: an

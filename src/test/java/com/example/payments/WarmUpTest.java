@@ -12,7 +12,7 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
 
 /**
- * The startup warm-up (DESIGN §3): startup completes after the sandbox answered every synthetic request as expected,
+ * The startup warm-up: startup completes after the sandbox answered every synthetic request as expected,
  * counted in its own metric, and nothing of it reaches the real store, issuer, metrics or quota.
  */
 class WarmUpTest {
