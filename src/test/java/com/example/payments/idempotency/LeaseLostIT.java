@@ -6,6 +6,7 @@ import java.util.Map;
 
 import com.example.payments.issuer.IssuerStats;
 import com.example.payments.testing.IssuerSimulatorProcess;
+import com.example.payments.testing.PostgresServer;
 import com.example.payments.testing.RedisServer;
 import com.example.payments.testing.ServiceProcess;
 import com.example.payments.testing.Timeline;
@@ -29,11 +30,15 @@ class LeaseLostIT {
         Timeline timeline = Timeline.create("fault-2-lease-lost-redis-restart");
         // The issuer call takes 2.5 s, long enough for the restart and B's reconnection (up to a second) to fall
         // inside it. Lease 5 s > authorizer timeout 3 s + Redis 1.5 s.
-        try (RedisServer redis = RedisServer.start();
+        // The authorizations themselves live in PostgreSQL behind the Redis registry, as staging and prod run: a GET
+        // on either replica finds the one that was made, whichever replica made it.
+        PostgresServer.assumeInstalled();
+        try (RedisServer redis = RedisServer.start(); PostgresServer postgres = PostgresServer.start();
                 IssuerSimulatorProcess issuer = IssuerSimulatorProcess.start(Map.of(
                         "issuer.simulated-latency", "PT2.5S"))) {
             var config = FaultConfigs.redis(redis, "authorizer.type", "http", "authorizer.http.uri", issuer.uri(),
-                                            "authorizer.timeout", "PT3S", "idempotency.in-flight-lease", "PT5S");
+                                            "authorizer.timeout", "PT3S", "idempotency.in-flight-lease", "PT5S",
+                                            "database.url", postgres.url(), "database.username", PostgresServer.USER);
             try (ServiceProcess a = ServiceProcess.start(config); ServiceProcess b = ServiceProcess.start(config)) {
                 a.awaitReady(Duration.ofSeconds(20));
                 b.awaitReady(Duration.ofSeconds(20));
