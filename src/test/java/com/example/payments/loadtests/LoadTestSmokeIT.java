@@ -2,6 +2,8 @@ package com.example.payments.loadtests;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -47,10 +49,12 @@ class LoadTestSmokeIT {
     private final Map<String, Future<SmokeRun>> runs = new ConcurrentHashMap<>();
     private ExecutorService lanes;
     private Map<Path, String> keptBefore;
+    private Instant started;
 
     @BeforeAll
     void startAll() throws IOException {
         keptBefore = SmokeRun.snapshot(KEPT);
+        started = Instant.now();
         lanes = Executors.newFixedThreadPool(2);
         // Longest first, so the two lanes end close together. Each scenario that binds fixed ports gets its own range.
         submit("post-path", List.of(), Map.of(), List.of("wrk", "redis-server", "curl"));
@@ -66,6 +70,8 @@ class LoadTestSmokeIT {
     void stopAll() {
         if (lanes != null) {
             lanes.shutdownNow();
+            System.out.printf("load-test smokes: %d scripts in %.1f s%n", runs.size(),
+                              Duration.between(started, Instant.now()).toMillis() / 1000.0);
         }
     }
 
