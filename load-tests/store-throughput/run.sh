@@ -208,8 +208,8 @@ field() { # field <name> <RESULT line>
   echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
 }
 
-ratio() {
-  awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'
+ratio() { # n/a when the base measured nothing (the report then shows the zero rate that failed)
+  awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "n/a" }'
 }
 
 median() {
