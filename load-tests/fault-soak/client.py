@@ -57,6 +57,9 @@ RETRY_AFTER_CAP_S = 2.0
 # DECLINED_CAPTURE_PCT % of cases.
 PLANS = (("partial", 30), ("race", 25), ("capture-void", 15), ("void", 12), ("late", 10), ("none", 8))
 DECLINED_CAPTURE_PCT = 50
+# Captures and voids unanswered at once, at most, per --concurrency slot: enough that an authorization's plan starts
+# right after its 201 (not behind a queue that outlasts the validity), bounded against a replica that stops answering.
+OPS_PER_KEY_SLOT = 3
 
 
 def payment(run_id, i):
@@ -90,7 +93,9 @@ class Client:
     def __init__(self, args):
         self.args = args
         self.rng = random.Random(args.seed)
-        self.replicas = [Replica(i + 1, a, args.concurrency * 2 + 8) for i, a in enumerate(args.replica)]
+        # With a lifecycle the captures and voids run beside the authorizations (up to OPS_PER_KEY_SLOT x as many).
+        conns = args.concurrency * (2 + 2 * OPS_PER_KEY_SLOT if args.lifecycle else 2) + 8
+        self.replicas = [Replica(i + 1, a, conns) for i, a in enumerate(args.replica)]
         self.rows = []
         self.offset = time.time() - time.monotonic()
 
@@ -214,7 +219,7 @@ class Lifecycle:
     def __init__(self, client, args):
         self.client, self.args = client, args
         self.rng = client.rng
-        self.limit = asyncio.Semaphore(args.concurrency)
+        self.limit = asyncio.Semaphore(args.concurrency * OPS_PER_KEY_SLOT)
 
     def plan(self, p):
         first = json.loads(p["created"][0]["body"])

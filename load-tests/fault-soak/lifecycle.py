@@ -86,12 +86,21 @@ class Lifecycle:
         self.final_states = Counter()
         self.plans = Counter()
         self.races = Counter()
+        self.lags = []
 
         for k, v in self.authorizations():
             aid = k["authorization_id"]
             amount = k["amount"]
             self.plans[k.get("plan", "?")] += 1
             verified_ops = {o["key"]: o for o in v.get("ops", [])}
+            expires_at = (parse(k["created"][0]["body"]) or {}).get("expiresAt")
+            sends = [op["first_sent_ms"] for op in k.get("ops", []) if op.get("first_sent_ms")]
+            if sends:
+                self.lags.append(min(sends) - min(c["at_ms"] for c in k["created"]))
+            if expires_at:
+                stats["capture keys first sent at or after expiresAt (each must be refused)"] += sum(
+                    1 for op in k.get("ops", []) if op["kind"] == "capture"
+                    and op.get("first_sent_ms", 0) / 1000 >= iso_seconds(expires_at))
             succeeded = {}           # capture id -> amount, from the answers
             void_answered_ms = None  # when the client had a SUCCEEDED void's 201 in hand
             for op in k.get("ops", []):
@@ -258,6 +267,9 @@ class Lifecycle:
         self.check("operations whose settled status differs from the issuer's decision on their attempt id "
                    "(capture amounts included)", status_disagree)
         self.pending = pending
+        verified_ms = max((e["epoch_ms"] for e in soak.events if e["event"] == "verified"), default=None)
+        self.unexpired = sum(1 for r in self.rows.values() if r["state"] == "APPROVED" and verified_ms
+                             and r["expires_at_ms"] < verified_ms)
         return self
 
     # ---- the report ------------------------------------------------------------------------------------------------
@@ -273,6 +285,10 @@ class Lifecycle:
         for name, value in sorted(self.stats.items()):
             if value:
                 w("| %s | %d |" % (name.replace("|", "/"), value))
+        lags = sorted(self.lags)
+        if lags:
+            w("| from an authorization's first 201 to its first capture or void sent (ms) | p50 %.0f, p90 %.0f, "
+              "max %.0f |" % (lags[len(lags) // 2], lags[int(0.9 * (len(lags) - 1))], lags[-1]))
         w("| races (3-5 captures of 30-50 %% each and a void, at once, skewed 0-0.3 s): outcomes | %s |"
           % ", ".join("%s: %d" % kv for kv in sorted(self.races.items())))
         w("| authorizations' state at the end (GET) | %s |"
@@ -281,6 +297,8 @@ class Lifecycle:
           % ", ".join("%s %d" % kv for kv in sorted(self.ledger_summary["record_kinds"].items())))
         w("| system of record: operations still PENDING (outcome unknown, not yet retried) | %d |"
           % len(self.pending))
+        w("| authorizations still APPROVED in the system of record although past expiresAt when the verification "
+          "ended (the expiry worker's backlog; a capture of them is refused all the same) | %d |" % self.unexpired)
         s = self.ledger_summary
         w("| issuer ledger: fresh decisions, operations remembered, evictions | %s, %s, %s |"
           % (s["fresh"], s["operations"], s["evictions"]))

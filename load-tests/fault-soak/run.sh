@@ -12,7 +12,7 @@
 #
 # --lifecycle: each authorization is then captured or voided (client.py's plans: partial captures, captures racing
 # each other and a void, capture-void-capture, void-capture, a capture after expiresAt, none), with
-# authorization.validity set to --validity seconds (default 45; smoke 8); the report (fault-soak-lifecycle-<store>.md)
+# authorization.validity set to --validity seconds (default 60; smoke 8); the report (fault-soak-lifecycle-<store>.md)
 # adds the lifecycle invariants, from the answers, GET of every authorization, capture and void, the system of record's
 # rows and the issuer simulator's ledger (GET /stats/ledger): no over-capture, no capture succeeded on a voided or
 # expired authorization, no key with two ids, at most one issuer decision per capture or void key. Bounded: the fault window
@@ -47,7 +47,7 @@ CONCURRENCY=32
 SEED=""
 MIN_DURATION=30
 LIFECYCLE=0
-VALIDITY_S=45
+VALIDITY_S=60
 if [ "$LT_SMOKE" = 1 ]; then
   DURATION=6 KEYS=20 CONCURRENCY=4 SEED=1 MIN_DURATION=1 VALIDITY_S=8
   FAULTS=${FAULTS:-store-restart sigkill} FIRST_FAULT_S=${FIRST_FAULT_S:-1}
