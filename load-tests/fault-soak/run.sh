@@ -97,6 +97,7 @@ FIRST_FAULT_S="${FIRST_FAULT_S:-8}"
 FAULT_GAP_MIN_MS="${FAULT_GAP_MIN_MS:-2000}"
 FAULT_GAP_MAX_MS="${FAULT_GAP_MAX_MS:-6000}"
 KEY_DEADLINE_S="${KEY_DEADLINE_S:-90}"
+READY_TIMEOUT_S="${READY_TIMEOUT_S:-90}"      # a (re)started replica must be ready within it, else the run fails
 DOUBLE_PCT="${DOUBLE_PCT:-20}"                # % of keys submitted twice at once, one on each replica
 SHORT_TIMEOUT_PCT="${SHORT_TIMEOUT_PCT:-10}"  # % of requests whose client gives up after 0.1-0.8 s (else 3 s)
 SERVICE_PROPS=(
@@ -341,7 +342,7 @@ start_replica() { # start_replica N: on its own ports, the same configuration ev
   event replica-start "replica-$n" "pid=${PID_OF[replica-$n]}"
 }
 wait_replica_ready() { # wait_replica_ready N: readiness 200 and the signal handlers installed
-  local n=$1 deadline=$(( $(lt_now_ms) + 90000 ))
+  local n=$1 deadline=$(( $(lt_now_ms) + READY_TIMEOUT_S * 1000 ))
   while [ "$(lt_now_ms)" -lt "$deadline" ]; do
     if grep -q 'serving business traffic' "${REPLICA_LOG[$n]}" && [ "$(curl -s -o /dev/null -w '%{http_code}' \
         --max-time 1 "http://127.0.0.1:${HEALTH_PORT[$n]}/health/ready")" = 200 ]; then
@@ -354,7 +355,7 @@ wait_replica_ready() { # wait_replica_ready N: readiness 200 and the signal hand
     fi
     sleep 0.2
   done
-  lt_log "replica $n not ready after 90 s; see ${REPLICA_LOG[$n]}"
+  lt_log "replica $n not ready after $READY_TIMEOUT_S s (READY_TIMEOUT_S); see ${REPLICA_LOG[$n]}"
   exit 1
 }
 scrape_replica() { # scrape_replica N: its counters so far (they die with it)
