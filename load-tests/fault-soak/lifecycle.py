@@ -210,8 +210,6 @@ class Lifecycle:
             if o["status"] == "PENDING":
                 continue
             expected = {"SUCCEEDED": "APPROVED", "DECLINED": "DECLINED"}[o["status"]]
-            if decided is None and o["kind"] == "expiry":
-                continue  # an expiry settles EXPIRED whatever the acquirer said, also when it never answered
             if decided is None or decided["status"] != expected or (o["kind"] == "capture"
                                                                      and decided["amount"] != o["amount"]):
                 status_disagree.append((o["id"], o["kind"], o["status"], decided and decided["status"]))
