@@ -311,7 +311,8 @@ class Soak:
     def write(self, path, passed):
         p, d, stats = self.params, self.details, self.issuer
         keys, attempts = self.keys, self.attempts
-        submissions = sum(2 if k["double"] else 1 for k in keys)
+        submissions = sum(2 if k["double"] else 1 for k in keys) + sum(
+            2 if op["double"] else 1 for k in keys for op in k.get("ops", []))
         by_outcome = Counter((a["status"] if a["status"] != "0" else a["error"]) for a in attempts)
         key_attempts = Counter(a["key"] for a in attempts)
         to_201 = sorted(min(c["at_ms"] for c in k["created"]) - k["first_sent_ms"] for k in keys if k["created"])
@@ -394,7 +395,7 @@ class Soak:
         w("| payments (keys) | %d, first sends spread over %s s, at most %s unanswered at once |"
           % (len(keys), p.get("duration_s"), p.get("concurrency")))
         w("| submitted twice at once (both replicas) | %d |" % sum(1 for k in keys if k["double"]))
-        w("| requests during the soak | %d (%d submissions, so %d retries) |"
+        w("| requests during the soak | %d (%d submissions, captures and voids included, so %d retries) |"
           % (len(attempts), submissions, len(attempts) - submissions))
         w("| requests by answer | %s |" % ", ".join("%s: %d" % (k, v) for k, v in sorted(by_outcome.items())))
         w("| requests per key | p50 %s, p99 %s, max %s |" % (
