@@ -24,6 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  */
 class AppSettingsTest {
 
+    // Required with redis too (the system of record behind the registry); never connected to here.
+    private static final String DATABASE = "jdbc:postgresql://127.0.0.1:5432/payments";
+
     private static AppSettings settings(Map<String, String> overrides) {
         return AppSettings.create(Config.builder()
                                           .disableEnvironmentVariablesSource()
@@ -104,8 +107,8 @@ class AppSettingsTest {
     @Test
     void devAcceptsTheDevelopmentFingerprintSecretWithEveryStore() {
         AppSettings redis = settings(Map.of("idempotency.store", "redis", "idempotency.redis.uri",
-                                            "redis://127.0.0.1:6379", "idempotency.fingerprint-secret",
-                                            IdempotencySettings.DEVELOPMENT_SECRET));
+                                            "redis://127.0.0.1:6379", "database.url", DATABASE,
+                                            "idempotency.fingerprint-secret", IdempotencySettings.DEVELOPMENT_SECRET));
         assertThat(redis.environment(), is(AppSettings.Environment.DEV));
     }
 
@@ -126,7 +129,8 @@ class AppSettingsTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-            "idempotency.store=redis,idempotency.redis.uri=redis://127.0.0.1:6379|dev, idempotency.store redis and "
+            "idempotency.store=redis,idempotency.redis.uri=redis://127.0.0.1:6379,database.url=jdbc:postgresql://h/p"
+            + "|dev, idempotency.store redis and "
             + "authorizer.type rule-based",
             "authorizer.type=http,authorizer.http.uri=http://127.0.0.1:8090|dev, idempotency.store in-memory and "
             + "authorizer.type http",
@@ -146,6 +150,7 @@ class AppSettingsTest {
     void withRedisTheDrainMustOutlastTheAuthorizerAndTheRedisCalls() {
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(Map.of(
                 "idempotency.store", "redis", "idempotency.redis.uri", "redis://127.0.0.1:6379",
+                "database.url", DATABASE,
                 "idempotency.fingerprint-secret", "a-real-secret-value", "authorizer.timeout", "PT8.5S")));
         assertThat(e.getMessage(), is("shutdown.drain-timeout: 'PT10S' is not allowed with idempotency.store redis; "
                                       + "allowed: a duration > authorizer.timeout + the Redis calls of one request "
@@ -156,6 +161,7 @@ class AppSettingsTest {
     void replicatedWritesCountTheirWaitForReplicasAgainstTheDrain() {
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(Map.of(
                 "idempotency.store", "redis", "idempotency.redis.uri", "redis://127.0.0.1:6379",
+                "database.url", DATABASE,
                 "idempotency.fingerprint-secret", "a-real-secret-value", "idempotency.redis.min-replicas-ack", "1")));
         assertThat(e.getMessage(), is("shutdown.drain-timeout: 'PT10S' is not allowed with idempotency.store redis; "
                                       + "allowed: a duration > authorizer.timeout + the Redis calls of one request "
@@ -210,7 +216,8 @@ class AppSettingsTest {
     @Test
     void theLeaseMustOutlastTheAuthorizerAndTheRedisCallsOfOneRequest() {
         Map<String, String> redis = Map.of("idempotency.store", "redis", "idempotency.redis.uri",
-                "redis://127.0.0.1:6379", "idempotency.fingerprint-secret", "a-real-secret-value",
+                "redis://127.0.0.1:6379",
+                "database.url", DATABASE, "idempotency.fingerprint-secret", "a-real-secret-value",
                 "authorizer.timeout", "PT1S", "idempotency.in-flight-lease", "PT2.5S");
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(redis));
         assertThat(e.getMessage(), is("idempotency.in-flight-lease: 'PT2.5S' is not allowed; allowed: a duration > "
@@ -226,6 +233,7 @@ class AppSettingsTest {
     void withMinReplicasAckTheLeaseMustAlsoCoverTheWaitForReplicas() {
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(Map.of(
                 "idempotency.store", "redis", "idempotency.redis.uri", "redis://127.0.0.1:6379",
+                "database.url", DATABASE,
                 "idempotency.fingerprint-secret", "a-real-secret-value", "idempotency.redis.min-replicas-ack", "1",
                 "shutdown.drain-timeout", "PT12S", "shutdown.hard-deadline", "PT20S")));
         assertThat(e.getMessage().startsWith("idempotency.in-flight-lease: 'PT10S' is not allowed; allowed: a "
@@ -263,6 +271,7 @@ class AppSettingsTest {
                                    "50000")).idempotency().merchantQuota().maxRecords(), is(50000));
         assertThat("max-keys bounds the in-memory store only", settings(Map.of(
                 "idempotency.store", "redis", "idempotency.redis.uri", "redis://127.0.0.1:6379",
+                "database.url", DATABASE,
                 "idempotency.fingerprint-secret", "a-real-secret-value",
                 "idempotency.merchant-quota.max-records", "500000")).idempotency().merchantQuota().maxRecords(),
                    is(500000));

@@ -53,10 +53,11 @@ class LoadTestSmokeIT {
         keptBefore = SmokeRun.snapshot(KEPT);
         lanes = Executors.newFixedThreadPool(2);
         // Longest first, so the two lanes end close together. Each scenario that binds fixed ports gets its own range.
-        submit("post-path", List.of(), Map.of(), List.of("wrk", "redis-server", "curl"));
+        submit("post-path", List.of(), Map.of(), List.of("wrk", "redis-server", "curl", "postgres"));
         submit("store-throughput", List.of(), Map.of(), List.of("wrk", "redis-server", "curl", "postgres"));
         submit("start-to-ready", List.of(), Map.of(), List.of("wrk", "curl"));
-        submit("fault-soak-redis", List.of("--store", "redis"), Map.of(), List.of("redis-server", "redis-cli", "curl"));
+        submit("fault-soak-redis", List.of("--store", "redis"), Map.of(),
+               List.of("redis-server", "redis-cli", "curl", "postgres"));
         submit("fault-soak-postgres", List.of("--store", "postgres"), Map.of(), List.of("curl", "postgres"));
         submit("rolling-restart", List.of(), Map.of("LT_BASE_PORT", "18000"), List.of("haproxy", "curl"));
         submit("drain", List.of(), Map.of("LT_BASE_PORT", "18300"), List.of("haproxy", "curl"));
