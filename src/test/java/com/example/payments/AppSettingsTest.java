@@ -1,8 +1,10 @@
 package com.example.payments;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
+import com.example.payments.authorization.AuthorizerSettings;
 import com.example.payments.config.ConfigurationException;
 import com.example.payments.idempotency.IdempotencySettings;
 
@@ -211,6 +213,21 @@ class AppSettingsTest {
         ConfigurationException e = assertThrows(ConfigurationException.class,
                                                 () -> settings(Map.of("idempotency.store", "postgres")));
         assertThat(e.getMessage(), startsWith("database.url: missing; allowed: jdbc:postgresql://"));
+    }
+
+    @Test
+    void theBuiltInIssuerRemembersAnApprovalAtLeastAsLongAsItCanBeCaptured() {
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(Map.of(
+                "authorization.validity", "P7D", "authorizer.ledger-retention", "PT24H")));
+        assertThat(e.getMessage(), is("authorizer.ledger-retention: 'PT24H' is not allowed with authorization.validity "
+                                      + "PT168H; allowed: a duration >= authorization.validity, so that the simulated "
+                                      + "issuer still knows an authorization when it is captured, voided or expired"));
+        assertThat(settings(Map.of("authorization.validity", "PT1H", "authorizer.ledger-retention", "PT1H"))
+                           .authorizer().ruleBased().ledgerRetention(), is(Duration.ofHours(1)));
+        assertThat("the http authorizer's issuer keeps its own ledger", settings(Map.of("authorizer.type", "http",
+                "authorizer.http.uri", "http://127.0.0.1:8090", "authorizer.ledger-retention", "PT24H",
+                "idempotency.fingerprint-secret", "a-real-secret-value")).authorizer().type(),
+                   is(AuthorizerSettings.Type.HTTP));
     }
 
     @Test
