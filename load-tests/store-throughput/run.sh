@@ -258,7 +258,8 @@ REPORT=$LT_REPORTS_DIR/store-throughput-$(date -u +%Y%m%dT%H%M%SZ).md
   echo "Service, stores and wrk share those cores. wrk: $THREADS thread(s), $CONNECTIONS connections, $WARMUP warm-up,"
   echo "then $DURATION measured, $ROUNDS rounds; every request a new Idempotency-Key (a full authorization: claim,"
   echo "authorizer, authorization saved, response stored), test card 4111111111111111. PostgreSQL runs with its durable"
-  echo "defaults (fsync on, synchronous_commit on), database.pool-size 10; Redis without persistence."
+  echo "defaults (fsync on, synchronous_commit on), database.pool-size 10; Redis without persistence, in front of a"
+  echo "PostgreSQL of its own that holds the authorizations (required with idempotency.store redis)."
   echo "Load average (1/5/15 min) before: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg); whatever else ran"
   echo "on the machine meanwhile shows there."
   echo
