@@ -61,7 +61,8 @@ class DrainAwareClaimIT {
                 IssuerSimulatorProcess issuer = IssuerSimulatorProcess.start(Map.of(
                         "issuer.simulated-latency", "PT0.2S"))) {
             Map<String, String> config = new HashMap<>(SHUTDOWN);
-            config.putAll(FaultConfigs.redis(redis, postgres, "authorizer.type", "http", "authorizer.http.uri", issuer.uri()));
+            config.putAll(FaultConfigs.redis(redis, postgres, "authorizer.type", "http", "authorizer.http.uri",
+                                             issuer.uri()));
             // Drain 5 s > authorizer 3 s + Redis 1.5 s; the lease (default 10 s) > the same.
             config.putAll(SHUTDOWN);
             config.remove("idempotency.in-flight-lease");
