@@ -303,7 +303,7 @@ REPORT=$LT_REPORTS_DIR/post-path-$(date -u +%Y%m%dT%H%M%SZ).md
   [ "$LT_SMOKE" = 0 ] || { echo "**Smoke run (SMOKE=1): proves the benchmark runs; its numbers mean nothing.**"; echo; }
   echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) by \`load-tests/post-path/run.sh\` on one machine: $CPUS cores,"
   echo "$("$JAVA" -version 2>&1 | head -1)${REDIS:+, $([ "$REDIS" = 1 ] && redis-server --version | cut -d' ' -f1-3)}."
-  echo "Server pinned to CPU(s) \`$SERVER_CPUS\`, wrk (and redis-server) to \`$CLIENT_CPUS\`$([ ${#PIN_SERVER[@]} = 0 ] && echo ' (not pinned: no taskset or one CPU)')."
+  echo "Server pinned to CPU(s) \`$SERVER_CPUS\`, wrk (and redis-server with its PostgreSQL, the system of record behind it) to \`$CLIENT_CPUS\`$([ ${#PIN_SERVER[@]} = 0 ] && echo ' (not pinned: no taskset or one CPU)')."
   echo "wrk: $THREADS thread(s), $CONNECTIONS connections, $WARMUP warm-up then $DURATION measured per run, $ROUNDS"
   echo "interleaved rounds, a fresh JVM per run (options: ${JVM_OPTS[*]}). Product: every POST a new Idempotency-Key (claim, rule-based"
   echo "authorizer, decision recorded, key completed), test card 4111111111111111. \`cpu us/req\` = the server"
