@@ -57,7 +57,7 @@ public final class SimulatedIssuer {
 
     private SimulatedIssuer(IssuerSettings settings, LongSupplier nanoClock, Clock clock, IssuerMeters meters) {
         this.settings = settings;
-        this.captures = new IssuerCaptures(settings.ledgerMaxEntries(), clock);
+        this.captures = new IssuerCaptures(settings.ledgerRetention(), settings.ledgerMaxEntries(), nanoClock, clock);
         this.ledger = new IssuerLedger(settings.ledgerRetention(), settings.ledgerMaxEntries(), nanoClock, clock,
                                        meters);
     }
