@@ -80,15 +80,15 @@ public final class Tracing implements AutoCloseable {
     }
 
     /**
-     * Builds tracing as {@link #install(TracingSettings)} does, with more OpenTelemetry properties on top of the
-     * environment (tests: {@code otel.*} values a test cannot set as environment variables).
+     * Builds tracing as {@link #install(TracingSettings)} does, with more OpenTelemetry properties read as if they
+     * were environment variables (tests: {@code otel.*} values a test cannot set in its own environment).
      *
      * @param settings  {@code tracing.*}
      * @param exporter  replaces the configured exporter, or {@code null}
-     * @param overrides OpenTelemetry properties, highest in priority
+     * @param overrides OpenTelemetry properties, e.g. {@code otel.exporter.otlp.endpoint}, highest in priority
      * @return the tracing
      */
-    static Tracing install(TracingSettings settings, SpanExporter exporter, Map<String, String> overrides) {
+    public static Tracing install(TracingSettings settings, SpanExporter exporter, Map<String, String> overrides) {
         if (!settings.enabled()) {
             // No span recorded, but an incoming traceparent still reaches the issuer.
             current = OpenTelemetry.propagating(W3C);
@@ -101,7 +101,8 @@ public final class Tracing implements AutoCloseable {
         OpenTelemetrySdk sdk = AutoConfiguredOpenTelemetrySdk.builder()
                 .addPropertiesSupplier(() -> OtelProperties.defaults(settings))
                 .addPropertiesCustomizer(config -> {
-                    Map<String, String> chosen = OtelProperties.endpoint(settings, config::getString);
+                    Map<String, String> chosen = OtelProperties.endpoint(
+                            settings, key -> overrides.containsKey(key) ? overrides.get(key) : config.getString(key));
                     chosen.putAll(forced);
                     return chosen;
                 })
@@ -146,6 +147,15 @@ public final class Tracing implements AutoCloseable {
      */
     public static ContextPropagators propagators() {
         return W3C;
+    }
+
+    /**
+     * Exports the spans buffered so far now, waiting at most 5 s (the batch processor otherwise sends every 5 s).
+     */
+    public void flush() {
+        if (sdk != null) {
+            sdk.getSdkTracerProvider().forceFlush().join(5, TimeUnit.SECONDS);
+        }
     }
 
     /**
