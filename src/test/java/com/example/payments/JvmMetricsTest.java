@@ -1,11 +1,18 @@
 package com.example.payments;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.example.payments.observability.BuildInfo;
 import com.example.payments.testing.MetricsScrape;
+
+import io.helidon.metrics.api.Counter;
+import io.helidon.metrics.api.MeterRegistry;
+import io.helidon.metrics.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.allOf;
@@ -64,6 +71,38 @@ class JvmMetricsTest {
         try (TestService second = TestService.start(Map.of())) {
             assertThat(second.metric("jvm_threads_live_threads", Map.of()), greaterThan(0.0));
             assertThat(second.metric("app_build_info", Map.of()), is(1.0));
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void garbageCollectionsWhileMetersAreCreatedNeverDeadlock() throws Exception {
+        // JvmGcMetrics creates a timer on the JVM's notification thread at each new GC cause. Bound to Helidon's
+        // registry it deadlocked against a thread creating a meter through Helidon (each took the other's lock).
+        try (TestService service = TestService.start(Map.of())) {
+            MeterRegistry meters = service.running().meters();
+            assertThat("the JVM series are not in Helidon's own meter list, so its lock is never taken for them",
+                       meters.meters().stream().anyMatch(m -> m.id().name().startsWith("jvm")), is(false));
+            AtomicBoolean done = new AtomicBoolean();
+            Thread creator = Thread.ofPlatform().start(() -> {
+                for (int i = 0; !done.get(); i++) {
+                    meters.getOrCreate(Counter.builder("deadlock_probe_total").tags(List.of(
+                            Tag.create("n", String.valueOf(i % 500)))));
+                }
+            });
+            for (int i = 0; i < 20; i++) {
+                System.gc();
+            }
+            done.set(true);
+            creator.join(Duration.ofSeconds(30));
+            assertThat("the meter-creating thread finished", creator.isAlive(), is(false));
+            // The JVM reports each collection a moment later, on its notification thread.
+            long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (service.metric("jvm_gc_pause_seconds_count", Map.of("cause", "System.gc()")) == 0
+                   && System.nanoTime() < end) {
+                Thread.sleep(100);
+            }
+            assertThat(service.metric("jvm_gc_pause_seconds_count", Map.of("cause", "System.gc()")), greaterThan(0.0));
         }
     }
 
