@@ -96,6 +96,18 @@ class OtlpExportTest {
         }
     }
 
+    @Test
+    void theLoggingExporterIsTheSdksConsoleExporter() throws Exception {
+        // tracing.exporter logging (dev's setting) maps onto OTEL_TRACES_EXPORTER console: the SDK must know it.
+        try (TestService service = TestService.startTraced(Map.of("tracing.enabled", "true",
+                                                                  "tracing.exporter", "logging"), Tracing::install)) {
+            assertThat(service.post("logging-1", Http.VALID_BODY).statusCode(), is(201));
+            io.opentelemetry.api.trace.Span span = Tracing.tracer().spanBuilder("probe").startSpan();
+            assertThat(span.isRecording(), is(true));
+            span.end();
+        }
+    }
+
     // The server span ends just after the answer is written: flush until it has arrived (10 s at most).
     private static Span awaitSpan(TestService service, OtlpReceiver receiver, String name) throws InterruptedException {
         long end = System.nanoTime() + 10_000_000_000L;
