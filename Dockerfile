@@ -11,6 +11,9 @@ ARG RUNTIME_IMAGE=eclipse-temurin:25-jre
 
 # ---- build ----
 FROM ${BUILD_IMAGE} AS build
+# The git commit of the sources, for the app_build_info gauge: the build context has no .git (.dockerignore), so the
+# pom's git plugin cannot read it here. scripts/build-image.sh passes it (--build-arg REVISION=<commit>).
+ARG REVISION=unknown
 WORKDIR /build
 # Dependencies first, in a layer of their own: editing sources does not download the world again.
 COPY pom.xml ./
@@ -19,7 +22,7 @@ COPY src ./src
 # Tests run in CI (they need kubectl, promtool and child JVMs), not in the image build; their sources are not even in
 # the build context (.dockerignore), so editing a test does not rebuild the image.
 # The jar's name lives in the pom only: the build writes it to target/jar.properties, and the image calls it app.jar.
-RUN mvn -B -q package -DskipTests \
+RUN mvn -B -q package -DskipTests -Dgit.commit.id.abbrev="$REVISION" \
     && . target/jar.properties \
     && mv "target/$jar" target/app.jar
 

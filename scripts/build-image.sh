@@ -145,6 +145,9 @@ if ! $real_bases && [[ -n "$maven_dir" && -d "$maven_dir" ]]; then
     volumes=(--volume "$maven_dir:/mnt")
 fi
 
+# The commit the image is built from, for the app_build_info gauge (the build context has no .git).
+build_args+=(--build-arg "REVISION=$(git -C "$ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)")
+
 log "building $IMAGE with buildah (chroot isolation: the build shares this machine's network)"
 # --pull=never with the stand-ins: they exist only in local storage, and a pull attempt would time out.
 buildah bud --isolation chroot --pull="$($real_bases && echo true || echo never)" "${build_args[@]}" \
