@@ -56,8 +56,15 @@ class JvmMetricsTest {
             assertThat(build.getFirst().value(), is(1.0));
             assertThat(build.getFirst().labels(), hasEntry("scope", "application"));
             assertThat(build.getFirst().labels(), hasEntry("version", BuildInfo.load().version()));
-            // The build ran in a git checkout: the revision is the abbreviated commit, not the fallback.
-            assertThat(build.getFirst().labels().get("revision").matches("[0-9a-f]{7,40}"), is(true));
+            // Built in a git checkout of its own, the revision is its HEAD; in a linked worktree (.git is a file) the
+            // build leaves it unknown rather than name the main checkout's commit.
+            String revision = build.getFirst().labels().get("revision");
+            if (java.nio.file.Files.isDirectory(java.nio.file.Path.of(".git"))) {
+                assertThat(revision, revision.matches("[0-9a-f]{12}"), is(true));
+                headCommit().ifPresent(head -> assertThat("the checkout's HEAD", revision, is(head)));
+            } else {
+                assertThat(revision, is(BuildInfo.UNKNOWN));
+            }
             assertThat(build.getFirst().labels().get("version"), not(BuildInfo.UNKNOWN));
         }
     }
@@ -111,6 +118,17 @@ class JvmMetricsTest {
         assertThat(BuildInfo.of("1.0.0", "${git.commit.id.abbrev}").revision(), is(BuildInfo.UNKNOWN));
         assertThat(BuildInfo.of("", "abc1234").version(), is(BuildInfo.UNKNOWN));
         assertThat(BuildInfo.of("1.0.0", "abc1234").revision(), is("abc1234"));
+    }
+
+    // The commit the build saw, by the git command; empty where git is not installed.
+    private static java.util.Optional<String> headCommit() throws InterruptedException {
+        try {
+            Process git = new ProcessBuilder("git", "rev-parse", "--short=12", "HEAD").redirectErrorStream(true).start();
+            String out = new String(git.getInputStream().readAllBytes()).strip();
+            return git.waitFor() == 0 ? java.util.Optional.of(out) : java.util.Optional.empty();
+        } catch (java.io.IOException e) {
+            return java.util.Optional.empty();
+        }
     }
 
     private static List<String> names(MetricsScrape scrape) {
