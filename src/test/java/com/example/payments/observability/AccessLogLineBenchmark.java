@@ -88,8 +88,9 @@ public class AccessLogLineBenchmark {
         Configuration configuration = context.getConfiguration();
         Appender console = configuration.getAppender("console");
         layout = console.getLayout();
+        // As the console: the same layout, flushed at the end of each batch.
         Appender discarding = OutputStreamAppender.newBuilder().setName("discarding").setLayout(layout)
-                .setTarget(OutputStream.nullOutputStream()).build();
+                .setImmediateFlush(false).setTarget(OutputStream.nullOutputStream()).build();
         discarding.start();
         configuration.addAppender(discarding);
         LoggerConfig root = configuration.getRootLogger();
