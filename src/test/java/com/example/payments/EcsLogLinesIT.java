@@ -60,6 +60,7 @@ class EcsLogLinesIT {
                                                    process::destroyForcibly);
         try {
             Matcher ports = awaitStarted(stdout, process);
+            awaitReady(Integer.parseInt(ports.group(2)));
             String api = "http://127.0.0.1:" + ports.group(1) + "/v1/authorizations";
             HttpResponse<String> created = Http.post(api, "ecs-1", Http.VALID_BODY);
             assertThat(created.body(), created.statusCode(), is(201));
@@ -152,6 +153,21 @@ class EcsLogLinesIT {
             Thread.sleep(100);
         }
         throw new AssertionError("the service did not start: " + Files.readString(stdout));
+    }
+
+    private static void awaitReady(int healthPort) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                if (Http.get("http://127.0.0.1:" + healthPort + "/health/ready").statusCode() == 200) {
+                    return;
+                }
+            } catch (java.io.IOException notYet) {
+                // the listener is bound; a refused or reset connection is tried again
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("the service did not become ready");
     }
 
     // Every line holding a Luhn-valid run of 13 to 19 digits, apart by at most one space or dash.

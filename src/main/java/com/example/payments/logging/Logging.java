@@ -30,6 +30,8 @@ public final class Logging {
     public static final String JUL_MANAGER = "org.apache.logging.log4j.jul.LogManager";
 
     private static final long STOP_BOUND_MS = 2_000;
+    // The context stop() stopped: Log4j forgets a stopped context, but the loggers made before still point at it.
+    private static volatile LoggerContext stopped;
 
     private Logging() {
     }
@@ -88,7 +90,9 @@ public final class Logging {
      * @return whether everything was written within the bound
      */
     public static boolean stop() {
-        return context().stop(STOP_BOUND_MS, TimeUnit.MILLISECONDS);
+        LoggerContext context = context();
+        stopped = context;
+        return context.stop(STOP_BOUND_MS, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -96,8 +100,8 @@ public final class Logging {
      * step (the hard deadline's, when a JVM shutdown hook hangs once the sequence stopped logging).
      */
     public static void restartIfStopped() {
-        LoggerContext context = context();
-        if (context.isStopping() || context.isStopped()) {
+        LoggerContext context = stopped;
+        if (context != null && (context.isStopping() || context.isStopped())) {
             context.start();
         }
     }
