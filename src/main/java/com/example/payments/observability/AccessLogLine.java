@@ -16,7 +16,9 @@ final class AccessLogLine extends MapMessage<AccessLogLine, Object> {
     private static final Set<String> KNOWN_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
                                                             "OPTIONS", "TRACE", "CONNECT");
 
-    private final String summary;
+    private final String method;
+    private final String route;
+    private final int status;
 
     /**
      * @param method        the request method; {@code other} outside the HTTP standard ones
@@ -33,16 +35,21 @@ final class AccessLogLine extends MapMessage<AccessLogLine, Object> {
         with("http.response.status_code", status);
         with("event.duration", durationNanos);
         with("merchant.id", merchant);
-        this.summary = known + " " + route + " " + status;
+        this.method = known;
+        this.route = route;
+        this.status = status;
     }
 
+    // The summary is built where the line is written (Log4j's thread appends it to the line), not on the request's.
     @Override
     public String getFormattedMessage() {
-        return summary;
+        StringBuilder summary = new StringBuilder(64);
+        formatTo(summary);
+        return summary.toString();
     }
 
     @Override
     public void formatTo(StringBuilder buffer) {
-        buffer.append(summary);
+        buffer.append(method).append(' ').append(route).append(' ').append(status);
     }
 }

@@ -15,6 +15,8 @@ import org.apache.logging.log4j.core.Appender;
 import org.apache.logging.log4j.core.Layout;
 import org.apache.logging.log4j.core.LoggerContext;
 import org.apache.logging.log4j.core.appender.OutputStreamAppender;
+import org.apache.logging.log4j.core.async.AsyncLoggerContext;
+import org.apache.logging.log4j.core.jmx.RingBufferAdminMBean;
 import org.apache.logging.log4j.core.config.Configuration;
 import org.apache.logging.log4j.core.config.LoggerConfig;
 import org.apache.logging.log4j.core.impl.Log4jLogEvent;
@@ -24,6 +26,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
@@ -43,6 +46,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *     full (within milliseconds) every call waits for room, so the time per call is the pipeline's time per line:
  *     the slower of the request's side (building and enqueueing the event) and Log4j's thread (formatting, masking,
  *     writing);</li>
+ *     <li>{@link #burstOfLines}: bursts of {@value #BURST} lines that never fill the ring buffer (it is drained
+ *     between bursts, outside the measured call), as a service that is not saturated logs them: the request's side
+ *     is only building and enqueueing the event, and the CPU per line is the request thread's share (measured in the
+ *     call) plus Log4j's thread's;</li>
  *     <li>{@link #formatAndMask}: the layout alone (ECS JSON and masking) on one event: the background thread's share
  *     of a line.</li>
  * </ul>
@@ -66,6 +73,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class AccessLogLineBenchmark {
 
     private static final String REQUEST_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
+    static final int BURST = 1000;
 
     private Logger logger;
     private Layout<?> layout;
@@ -76,6 +84,8 @@ public class AccessLogLineBenchmark {
     private long processCpu;
     private long threadCpu;
     private long log4jCpu;
+    private long inCallCpu;
+    private RingBufferAdminMBean ringBuffer;
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     private final com.sun.management.OperatingSystemMXBean system =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
@@ -98,6 +108,7 @@ public class AccessLogLineBenchmark {
         root.addAppender(discarding, org.apache.logging.log4j.Level.ALL, null);
         context.updateLoggers();
         logger = LogManager.getLogger(AccessLog.LOGGER);
+        ringBuffer = ((AsyncLoggerContext) context).createRingBufferAdmin();
         ThreadContext.put(RequestIds.MDC_KEY, REQUEST_ID);
         event = Log4jLogEvent.newBuilder().setLoggerName(AccessLog.LOGGER).setLevel(org.apache.logging.log4j.Level.INFO)
                 .setMessage(new AccessLogLine("POST", "/v1/authorizations", 201, 12_400_000, "m_123"))
@@ -109,6 +120,7 @@ public class AccessLogLineBenchmark {
     @Setup(Level.Iteration)
     public void startIteration() {
         calls = 0;
+        inCallCpu = 0;
         processCpu = system.getProcessCpuTime();
         threadCpu = threads.getCurrentThreadCpuTime();
         log4jCpu = log4jThreadsCpu();
@@ -125,14 +137,37 @@ public class AccessLogLineBenchmark {
         return total;
     }
 
-    /** Prints the iteration's CPU time per call. */
+    /** The state of {@link #burstOfLines}: an empty ring buffer before each call. */
+    @State(Scope.Benchmark)
+    public static class EmptyRingBuffer {
+        /**
+         * Waits until Log4j's thread has written every line logged so far (outside the measured call).
+         *
+         * @param benchmark the benchmark's state
+         */
+        @Setup(Level.Invocation)
+        public void drained(AccessLogLineBenchmark benchmark) {
+            benchmark.awaitDrained();
+        }
+    }
+
+    private void awaitDrained() {
+        while (ringBuffer.getRemainingCapacity() < ringBuffer.getBufferSize()) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Prints the iteration's CPU time per call, once Log4j's thread has written every line. */
     @TearDown(Level.Iteration)
     public void endIteration() {
+        awaitDrained();
         double process = (system.getProcessCpuTime() - processCpu) / 1000.0 / Math.max(1, calls);
         double thread = (threads.getCurrentThreadCpuTime() - threadCpu) / 1000.0 / Math.max(1, calls);
         double log4j = (log4jThreadsCpu() - log4jCpu) / 1000.0 / Math.max(1, calls);
-        System.out.printf("cpu per call: process %.3f us, benchmark thread %.3f us, Log4j threads %.3f us "
-                          + "(%d calls)%n", process, thread, log4j, calls);
+        double inCall = inCallCpu / 1000.0 / Math.max(1, calls);
+        System.out.printf("cpu per call: process %.3f us, benchmark thread %.3f us, Log4j threads %.3f us, "
+                          + "benchmark thread in the call %.3f us (%d calls)%n", process, thread, log4j, inCall,
+                          calls);
     }
 
     /** Writes what is still queued. */
@@ -149,6 +184,26 @@ public class AccessLogLineBenchmark {
         calls++;
         duration = (duration + 1_013) % 50_000_000;
         logger.info(new AccessLogLine("POST", "/v1/authorizations", 201, duration, "m_123"));
+    }
+
+    /**
+     * A burst of {@value #BURST} access-log lines into an empty ring buffer.
+     *
+     * @param empty drains the ring buffer before the call
+     */
+    @Benchmark
+    @BenchmarkMode(Mode.SingleShotTime)
+    @OperationsPerInvocation(BURST)
+    @Warmup(iterations = 200, batchSize = 1)
+    @Measurement(iterations = 200, batchSize = 1)
+    public void burstOfLines(EmptyRingBuffer empty) {
+        long start = threads.getCurrentThreadCpuTime();
+        for (int i = 0; i < BURST; i++) {
+            duration = (duration + 1_013) % 50_000_000;
+            logger.info(new AccessLogLine("POST", "/v1/authorizations", 201, duration, "m_123"));
+        }
+        inCallCpu += threads.getCurrentThreadCpuTime() - start;
+        calls += BURST;
     }
 
     /**
