@@ -49,6 +49,7 @@ COPY --from=build /build/target/app.jar ./
 # The runtime falls back to a normal boot if the cache does not fit. Start-to-ready with and without it:
 # load-tests/reports/image-start.md.
 RUN java -XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -XX:+UseG1GC -Xmx512m -XX:-UsePerfData \
+        -Djava.util.logging.manager=org.apache.logging.log4j.jul.LogManager -Xlog:disable -Xlog:all=warning:stderr \
         -XX:AOTCacheOutput=app.aot -Dserver.port=0 -Dhealth-server.port=0 \
         -Dserver.max-tcp-connections=64 -Dhealth-server.max-tcp-connections=8 -jar app.jar >/tmp/training.log 2>&1 & \
     pid=$!; tries=0; \
@@ -78,5 +79,8 @@ LABEL org.opencontainers.image.title="payments-authorization" \
 # The JVM sizes itself from the container's limits; the heap takes 75% of the memory limit and leaves the rest to
 # metaspace, threads and buffers. An out-of-memory JVM exits so the kubelet restarts it, instead of limping on.
 # G1 explicitly: below 2 CPUs or 1792 MB the JVM would pick the serial collector, which pauses every request.
+# java.util.logging goes to Log4j from the JVM's start (Main sets it too, before its first logger), so Helidon's and every
+# library's lines are in the configured format; the JVM's own unified logging (warnings) goes to stderr, so that
+# stdout holds log lines only (docs/observability.md#logs).
 # Add flags without rebuilding through the JDK_JAVA_OPTIONS environment variable.
-ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseG1GC", "-XX:AOTCache=app.aot", "-jar", "app.jar"]
+ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseG1GC", "-XX:AOTCache=app.aot", "-Djava.util.logging.manager=org.apache.logging.log4j.jul.LogManager", "-Xlog:disable", "-Xlog:all=warning:stderr", "-jar", "app.jar"]

@@ -2,7 +2,6 @@ package com.example.payments;
 
 import java.net.URI;
 import java.time.Duration;
-import java.util.Set;
 import java.util.function.Consumer;
 
 import com.example.payments.config.ConfigurationException;
@@ -69,7 +68,6 @@ final class Listeners {
                 .shutdownGracePeriod(settings.shutdown().mode() == ShutdownSettings.Mode.GRACEFUL
                                              ? settings.shutdown().drainTimeout() : Duration.ofMillis(500))
                 .maxPayloadSize(MAX_PAYLOAD_BYTES)
-                .addFeature(AccessLog.feature(settings.accessLog(), Set.of(Main.PING)))
                 .mediaContext(MediaContext.builder()
                                       .mediaSupportsDiscoverServices(false)
                                       .addMediaSupport(JacksonSupport.create(Json.mapper()))

@@ -13,8 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
-import java.util.logging.Handler;
-import java.util.logging.Logger;
 
 import com.example.payments.authentication.ApiKeyAuthenticator;
 import com.example.payments.authentication.AuthFailures;
@@ -23,7 +21,6 @@ import com.example.payments.authentication.Authenticator;
 import com.example.payments.authorization.AuthorizationService;
 import com.example.payments.authorization.Expiry;
 import com.example.payments.authorization.OperationService;
-import com.example.payments.carddata.LogMasking;
 import com.example.payments.config.ConfigurationException;
 import com.example.payments.config.KnownKeys;
 import com.example.payments.health.DependencyChecks;
@@ -47,10 +44,11 @@ import com.example.payments.idempotency.IdempotencySettings;
 import com.example.payments.idempotency.IdempotentOperation;
 import com.example.payments.idempotency.RequestIdentities;
 import com.example.payments.lifecycle.InFlightCountingFilter;
-import com.example.payments.lifecycle.Logs;
 import com.example.payments.lifecycle.PeriodicWorker;
 import com.example.payments.lifecycle.ShutdownSequence;
 import com.example.payments.lifecycle.Signals;
+import com.example.payments.logging.Logging;
+import com.example.payments.observability.AccessLog;
 import com.example.payments.observability.BuildInfo;
 import com.example.payments.observability.JvmMetrics;
 import com.example.payments.observability.Tracing;
@@ -62,12 +60,11 @@ import io.helidon.health.HealthCheck;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.Method;
 import io.helidon.http.PathMatchers;
-import io.helidon.logging.common.LogConfig;
-import io.helidon.logging.jul.HelidonJsonFormatter;
 import io.helidon.metrics.api.MeterRegistry;
 import io.helidon.metrics.api.MetricsFactory;
 import io.helidon.service.registry.Services;
 import io.helidon.webserver.WebServer;
+import io.helidon.webserver.http.Filter;
 import io.helidon.webserver.http.HttpRouting;
 
 /**
@@ -85,6 +82,12 @@ import io.helidon.webserver.http.HttpRouting;
  * <p>Size: the composition root builds and wires every component, on purpose in one place.
  */
 public final class Main {
+
+    static {
+        // Before the first logger of this process (this class's own, below): java.util.logging handed to Log4j, the
+        // format and service fields of the first line.
+        Logging.bootstrap();
+    }
 
     private static final System.Logger LOGGER = System.getLogger(Main.class.getName());
     private static final Duration SWEEP_INTERVAL = Duration.ofSeconds(1);
@@ -106,13 +109,9 @@ public final class Main {
      * @param args ignored; configure with {@code -Dkey=value}, environment variables or {@code APP_CONFIG_FILE}
      */
     public static void main(String[] args) {
-        // The console is written by threads of its own (a request's virtual thread never blocks in a console write),
-        // and card numbers are masked on it before anything can print, and in every log handler once logging is
-        // configured (docs/card-data.md).
-        Logs.decoupleConsole();
-        LogMasking.maskConsole();
-        LogConfig.configureRuntime();
-        LogMasking.maskHandlers();
+        // Logging was set up by this class's static initializer, before any logger existed; System.out becomes a logger
+        // and System.err is masked (docs/observability.md#logs, docs/card-data.md).
+        Logging.redirectConsole();
         Running running;
         try {
             String appConfigFile = System.getenv("APP_CONFIG_FILE");
@@ -124,7 +123,7 @@ public final class Main {
             }
             EnvironmentRules.checkFloor(config, appConfigFile);
             AppSettings settings = AppSettings.create(config);
-            applyLogFormat(settings.logFormat());
+            Logging.configure(settings.logFormat().name(), settings.environment().name());
             known.environmentWarnings(System.getenv()).forEach(warning -> LOGGER.log(Level.WARNING, warning));
             running = start(config, settings, List.of(), sequence -> Signals.install(sequence::begin));
         } catch (ConfigurationException | io.helidon.common.config.ConfigException e) {
@@ -132,6 +131,7 @@ public final class Main {
             Throwable reported = e instanceof io.helidon.common.config.ConfigException helidon
                     ? ConfigurationException.from(helidon).<Throwable>map(named -> named).orElse(e) : e;
             System.err.println("Invalid configuration: " + oneLine(reported));
+            Logging.stop();
             System.exit(2);
             return;
         }
@@ -259,7 +259,8 @@ public final class Main {
         WebServer business = Listeners.startBusiness(config, settings, businessDeadlines, state::businessResponded,
                 RequestMetricsFilter.create(meters).unrouted(),
                 routing -> businessRouting(routing, state, inFlight, meters, businessDeadlines, authentication,
-                                           authorizations, operations));
+                                           AccessLog.filter(settings.accessLog(), Set.of(PING)), authorizations,
+                                           operations));
 
         HealthService probes = HealthService.create(state, dependencies, backends.capacity(), watchdog,
                                                     settings.health(), meters);
@@ -331,15 +332,18 @@ public final class Main {
      * @param meters         metrics registry
      * @param deadlines      the business listener's request deadlines
      * @param authentication the authentication filter
+     * @param accessLog      the access log, one line per request once it is answered
      * @param authorizations the API
+     * @param operations     captures and voids
      */
     static void businessRouting(HttpRouting.Builder routing, HealthState state, InFlightCountingFilter inFlight,
                                 MeterRegistry meters, RequestDeadlines deadlines, AuthenticationFilter authentication,
-                                AuthorizationService authorizations, OperationService operations) {
+                                Filter accessLog, AuthorizationService authorizations, OperationService operations) {
         Map<String, List<Method>> resources = businessResources();
         resources.put(PING, GET_HEAD);
         routing.addFilter(TracingFilter.create(Set.of(PING)))
                 .addFilter(RequestIdFilter.create())
+                .addFilter(accessLog)
                 .addFilter(ConnectionCloseFilter.create(state::draining))
                 .addFilter(inFlight)
                 .addFilter(RequestMetricsFilter.create(meters))
@@ -416,13 +420,6 @@ public final class Main {
         return line.toString().replaceAll("\\s*\\R\\s*", " ").strip();
     }
 
-    private static void applyLogFormat(AppSettings.LogFormat format) {
-        if (format == AppSettings.LogFormat.JSON) {
-            for (Handler handler : Logger.getLogger("").getHandlers()) {
-                handler.setFormatter(new HelidonJsonFormatter());
-            }
-        }
-    }
 
     /**
      * The running service.

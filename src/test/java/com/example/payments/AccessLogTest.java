@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * The business listener's access log: one line per request with method, route template, status, duration, request id
- * and merchant; never a card number, whether it came in the body, a header, the path or the query; off or sampled by
+ * and merchant as structured fields; never a card number, whether it came in the body, a header, the path or the query; off or sampled by
  * {@code access-log.*}.
  */
 class AccessLogTest {
@@ -35,8 +35,10 @@ class AccessLogTest {
     private static final String PAN = "4111111111111111";
     private static final String TRACE_ID = "2af7651916cd43dd8448eb211c80319c";
     private static final Pattern LINE = Pattern.compile(
-            "method=(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|TRACE|CONNECT|other) route=\\S+ status=\\d{3} "
-            + "duration_ms=\\d+\\.\\d request_id=[0-9a-f]{32} merchant=\\S+");
+            "INFO com\\.example\\.payments\\.observability\\.AccessLog: "
+            + "(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|TRACE|CONNECT|other) \\S+ \\d{3} event\\.duration=\\d+ "
+            + "http\\.request\\.method=\\S+ http\\.response\\.status_code=\\d{3} http\\.route=\\S+ "
+            + "merchant\\.id=\\S+ http\\.request\\.id=[0-9a-f]{32}");
 
     @Test
     void eachRequestGetsOneLineWithTheRouteTemplateAndNoCardData() throws Exception {
@@ -55,13 +57,13 @@ class AccessLogTest {
             List<String> lines = accessLines(logs, 5);
             assertThat(String.join("\n", lines), lines, hasSize(5));
             lines.forEach(line -> assertThat(line, LINE.matcher(line).find(), is(true)));
-            assertThat(lines.get(0), containsString("method=POST route=/v1/authorizations status=201 "));
-            assertThat(lines.get(0), containsString("request_id=" + TRACE_ID + " merchant=m_123"));
-            assertThat(lines.get(1), containsString("method=GET route=/v1/authorizations/{id} status=404 "));
-            assertThat(lines.get(2), containsString("status=401 "));
-            assertThat(lines.get(2), containsString("merchant=-"));
-            assertThat(lines.get(3), containsString("route=unmatched status=404 "));
-            assertThat(lines.get(4), containsString("status=400 "));
+            assertThat(lines.get(0), containsString("AccessLog: POST /v1/authorizations 201 "));
+            assertThat(lines.get(0), containsString("merchant.id=m_123 http.request.id=" + TRACE_ID));
+            assertThat(lines.get(1), containsString("AccessLog: GET /v1/authorizations/{id} 404 "));
+            assertThat(lines.get(2), containsString("http.response.status_code=401 "));
+            assertThat(lines.get(2), containsString("merchant.id=- "));
+            assertThat(lines.get(3), containsString(" unmatched 404 "));
+            assertThat(lines.get(4), containsString("http.response.status_code=400 "));
             assertThat(logs.text(), not(containsString(PAN)));
             assertThat(logs.text(), not(containsString("1111-1111")));
             assertThat(logs.text(), not(containsString("cvc=123")));
@@ -82,7 +84,7 @@ class AccessLogTest {
             assertThat(failed.statusCode(), is(502));
             List<String> lines = accessLines(logs, 2);
             assertThat(String.join("\n", lines), lines, hasSize(1));
-            assertThat(lines.getFirst(), containsString("status=502 "));
+            assertThat(lines.getFirst(), containsString("http.response.status_code=502 "));
         }
     }
 
@@ -112,8 +114,7 @@ class AccessLogTest {
         long deadline = System.nanoTime() + 2_000_000_000L;
         List<String> lines;
         do {
-            lines = logs.text().lines().filter(line -> line.contains("route=") && line.contains("request_id="))
-                    .toList();
+            lines = logs.text().lines().filter(line -> line.contains(" http.route=")).toList();
             if (lines.size() >= expected) {
                 return lines;
             }

@@ -54,7 +54,7 @@ class DisguisedInputIT {
         List<String> output = service.output();
         service.close();
         assertThat("no stack trace", output.stream().filter(line -> line.startsWith("\tat ")
-                || line.contains("Exception:") || line.contains(" SEVERE ")).toList(), is(empty()));
+                || line.contains("Exception:") || line.contains(" ERROR ")).toList(), is(empty()));
         // The card number in any form: every separator the detector knows removed from between digits.
         String separators = "(?<=\\d)[\\p{Zs}\\p{Pd}\\p{Cf}._/+,]{1,2}(?=\\d)";
         assertThat(output.stream().filter(line -> line.replaceAll(separators, "").contains("4111111111111111"))

@@ -101,7 +101,7 @@ class TracingTest {
                                  .POST(HttpRequest.BodyPublishers.ofString(pan)));
                 }
             }
-            accessLines = logs.text().lines().filter(line -> line.contains("request_id=")).toList();
+            accessLines = logs.text().lines().filter(line -> line.contains(" http.route=")).toList();
         }
         assertThat(accessLines.size() >= PANS.size() * 6, is(true));
         List<SpanData> finished = spans.getFinishedSpanItems();

@@ -15,6 +15,11 @@ import io.opentelemetry.api.trace.SpanContext;
  */
 public final class RequestIdFilter implements Filter {
 
+    /** MDC key of the request span's trace id ({@code trace.id} in a JSON log line), while tracing. */
+    public static final String TRACE_ID = "trace.id";
+    /** MDC key of the request span's id ({@code span.id} in a JSON log line), while tracing. */
+    public static final String SPAN_ID = "span.id";
+
     private RequestIdFilter() {
     }
 
@@ -35,10 +40,20 @@ public final class RequestIdFilter implements Filter {
         res.header(RequestIds.X_REQUEST_ID, id);
         req.context().register(RequestIds.MDC_KEY, id);
         HelidonMdc.set(RequestIds.MDC_KEY, id);
+        // A span of this service (tracing on): its ids on every log line written while serving the request.
+        boolean traced = span.isValid() && !span.isRemote();
+        if (traced) {
+            HelidonMdc.set(TRACE_ID, span.getTraceId());
+            HelidonMdc.set(SPAN_ID, span.getSpanId());
+        }
         try {
             chain.proceed();
         } finally {
             HelidonMdc.remove(RequestIds.MDC_KEY);
+            if (traced) {
+                HelidonMdc.remove(TRACE_ID);
+                HelidonMdc.remove(SPAN_ID);
+            }
         }
     }
 }

@@ -6,10 +6,10 @@ import java.lang.System.Logger.Level;
 
 import com.example.payments.config.ConfigValues;
 import com.example.payments.config.ConfigurationException;
+import com.example.payments.logging.Logging;
 
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
-import io.helidon.logging.common.LogConfig;
 import io.helidon.metrics.api.MeterRegistry;
 import io.helidon.metrics.api.MetricsFactory;
 import io.helidon.service.registry.Services;
@@ -38,6 +38,11 @@ import io.helidon.webserver.observe.metrics.MetricsObserver;
  * checked every tenth of it; the server's idle clock ticks once a second). A mistake prints one line naming the key and exits with status 2.
  */
 public final class IssuerSimulator {
+
+    static {
+        // Before the first logger (this class's own, below): java.util.logging handed to Log4j, like the service's.
+        Logging.bootstrap();
+    }
 
     private static final System.Logger LOGGER = System.getLogger(IssuerSimulator.class.getName());
     /** Largest accepted request body: 16 KiB, as on the service. */
@@ -72,7 +77,7 @@ public final class IssuerSimulator {
      * @param args ignored; configure with {@code -Dissuer.port=...} or environment variables
      */
     public static void main(String[] args) {
-        LogConfig.configureRuntime();
+        Logging.redirectConsole();
         WebServer server;
         try {
             Config config = Config.builder()

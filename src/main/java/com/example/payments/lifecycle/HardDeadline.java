@@ -1,27 +1,24 @@
 package com.example.payments.lifecycle;
 
+import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import java.util.logging.Formatter;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
-import java.util.logging.SimpleFormatter;
+
+import com.example.payments.logging.Logging;
 
 /**
  * The last line of defence of the shutdown sequence: when {@code shutdown.hard-deadline} (default 30 s, counted from
- * the signal) passes before the process has exited, logs the phase that hung, flushes the logs (waiting at most
- * 2 s for both) and halts with exit status 1. Halting, not exiting, because the hang may be a JVM shutdown hook, and {@code System.exit} would wait for
- * it.
+ * the signal) passes before the process has exited, logs the phase that hung, writes every queued log line and stops
+ * logging (waiting at most 2 s for both), and halts with exit status 1. Halting, not exiting, because the hang may be a
+ * JVM shutdown hook, and {@code System.exit} would wait for it.
  *
  * <p>Every phase of the sequence is bounded by its own timeout, so what this catches is whatever is not: a JVM
  * shutdown hook of some library that never returns, a store that hangs while keys are released, a bug.
  */
 final class HardDeadline {
 
-    private static final Logger LOGGER = Logger.getLogger(ShutdownSequence.class.getName());
+    private static final System.Logger LOGGER = System.getLogger(ShutdownSequence.class.getName());
     private static final long LAST_WORDS_MS = 2_000;
 
     private HardDeadline() {
@@ -35,28 +32,20 @@ final class HardDeadline {
      * @param phase         the phase running now
      */
     static void arm(long deadlineNanos, Duration configured, Supplier<String> phase) {
-        // Kept now: once System.exit has begun, the JDK's logging shutdown hook removes every handler, and the line
-        // that explains exit status 1 must still be written, in the configured format.
-        Formatter formatter = rootFormatter();
         Thread.ofPlatform().name("shutdown-hard-deadline").daemon(true).start(() -> {
             try {
                 TimeUnit.NANOSECONDS.sleep(deadlineNanos - System.nanoTime());
             } catch (InterruptedException e) {
                 return;
             }
-            LogRecord record = new LogRecord(Level.SEVERE, "Shutdown hard deadline of {0} ms exceeded; hung in "
-                                                           + "phase {1}; halting with exit status 1");
-            record.setParameters(new Object[] {String.valueOf(configured.toMillis()), phase.get()});
-            record.setLoggerName(LOGGER.getName());
             // The last line and the flush on a thread of their own, waited for at most LAST_WORDS_MS: a console that
-            // stopped reading (its writers waiting for room, holding the log locks) must not keep the halt waiting.
+            // stopped reading (the logging threads waiting for room in the queue) must not keep the halt waiting.
             Thread lastWords = Thread.ofPlatform().name("shutdown-last-words").daemon(true).start(() -> {
-                if (Logger.getLogger("").getHandlers().length > 0) {
-                    LOGGER.log(record);
-                } else {
-                    System.out.print(formatter.format(record));
-                }
-                Logs.flush();
+                // Hung in a JVM shutdown hook: the sequence had stopped logging already, as its last step.
+                Logging.restartIfStopped();
+                LOGGER.log(Level.ERROR, "Shutdown hard deadline of {0} ms exceeded; hung in phase {1}; halting with "
+                                        + "exit status 1", String.valueOf(configured.toMillis()), phase.get());
+                Logging.stop();
             });
             try {
                 lastWords.join(LAST_WORDS_MS);
@@ -65,14 +54,5 @@ final class HardDeadline {
             }
             Runtime.getRuntime().halt(1);
         });
-    }
-
-    private static Formatter rootFormatter() {
-        for (Handler handler : Logger.getLogger("").getHandlers()) {
-            if (handler.getFormatter() != null) {
-                return handler.getFormatter();
-            }
-        }
-        return new SimpleFormatter();
     }
 }

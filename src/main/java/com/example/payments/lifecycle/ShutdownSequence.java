@@ -11,6 +11,7 @@ import java.util.function.IntSupplier;
 
 import com.example.payments.health.HealthState;
 import com.example.payments.idempotency.IdempotencyRegistry;
+import com.example.payments.logging.Logging;
 
 import io.helidon.metrics.api.MeterRegistry;
 import io.helidon.webserver.WebServer;
@@ -31,7 +32,8 @@ import io.helidon.webserver.WebServer;
  *     <li>each phase's duration recorded in {@code shutdown_duration_seconds{phase}} as it ends, then one summary
  *     log line;</li>
  *     <li>the health listener stays up for the metrics linger, then closes;</li>
- *     <li>logs flushed; exit status 0.</li>
+ *     <li>logs flushed and logging stopped, the very last step (Log4j's own shutdown hook is off); exit status
+ *     0.</li>
  * </ol>
  * Every deadline is created when the phase it bounds begins (a deadline created at startup would have expired
  * long before the signal). Nothing interrupts an in-flight request before the drain timeout. The hard deadline,
@@ -160,15 +162,16 @@ public final class ShutdownSequence {
     }
 
     /**
-     * The last step of every mode: logs the last line, flushes the logs and exits with status 0.
+     * The last step of every mode: logs the last line, writes every line still queued and stops logging (at most
+     * 2 s), and exits with status 0.
      *
      * @param phases  the clock, told that JVM shutdown hooks run from here on (the hard deadline still guards them)
      * @param message the last line
      */
     static void exit(PhaseClock phases, String message) {
         LOGGER.log(Level.INFO, message);
-        Logs.flush();
         phases.enter("exit");
+        Logging.stop();
         System.exit(0);
     }
 

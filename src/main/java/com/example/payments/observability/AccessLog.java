@@ -1,75 +1,76 @@
 package com.example.payments.observability;
 
-import java.util.List;
-import java.util.Locale;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.logging.Filter;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import com.example.payments.authentication.Caller;
 import com.example.payments.http.ProblemDirectHandler;
 import com.example.payments.http.RequestIds;
 
-import io.helidon.webserver.WebServer;
-import io.helidon.webserver.accesslog.AccessLogContext;
-import io.helidon.webserver.accesslog.AccessLogEntry;
-import io.helidon.webserver.accesslog.AccessLogFeature;
+import io.helidon.webserver.http.Filter;
+import io.helidon.webserver.http.FilterChain;
+import io.helidon.webserver.http.RoutingRequest;
+import io.helidon.webserver.http.RoutingResponse;
+import org.apache.logging.log4j.CloseableThreadContext;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
 
 /**
- * The business listener's access log, written by Helidon's access-log feature through java.util.logging (so in the
- * configured log format, text or JSON, through the same card-data masking handlers as every other line): one line per
- * request, logger {@value #LOGGER}, as {@code key=value} fields:
+ * The business listener's access log: one line per request, logger {@value #LOGGER}, at INFO, as structured fields
+ * ({@link AccessLogLine}): {@code http.request.method}, {@code http.route}, {@code http.response.status_code},
+ * {@code event.duration} (nanoseconds) and {@code merchant.id}, with the request id ({@code http.request.id}) and,
+ * when tracing, {@code trace.id} and {@code span.id} from the request's MDC like every line written while serving it.
+ * In JSON each is a field of the line; in text they follow the message. For example:
  * <pre>
- * method=POST route=/v1/authorizations status=201 duration_ms=12.4 request_id=4bf9...4736 merchant=m_123
+ * {"@timestamp":"2026-12-02T01:04:14.123Z","log.level":"INFO","log.logger":"...AccessLog",
+ *  "message":"POST /v1/authorizations 201","http.request.id":"4bf9...4736","http.request.method":"POST",
+ *  "http.route":"/v1/authorizations","http.response.status_code":201,"event.duration":12400000,
+ *  "merchant.id":"m_123",...}
  * </pre>
  * The route is the matched route template ({@code /v1/authorizations/{id}}), {@code unmatched} for no route, never
  * the path the client sent (it may hold a card number); a method outside the HTTP standard ones is {@code other};
  * the merchant is the authenticated caller's, {@code -} before authentication. Never a body, a header, a query, a
  * card number or a credential. A request that never reached routing (its request line or header section could not be
- * read) gets the same line from the listener's direct handler ({@link #unrouted}): route {@code unmatched},
- * {@code duration_ms=0.0}, merchant {@code -}.
+ * read) gets the same line from the listener's direct handler ({@link #unrouted}): route {@code unmatched}, duration
+ * 0, merchant {@code -}.
+ *
+ * <p>Every request is logged by default ({@code access-log.sample-ratio: 1.0}, an audit trail of every request that
+ * touches card data); a lower ratio keeps that share of requests, chosen by request id, and every 5xx.
  */
-public final class AccessLog {
+public final class AccessLog implements Filter {
 
-    /** The logger the lines go to: Helidon's access-log logger name and the business socket's. */
-    public static final String LOGGER = AccessLogFeature.DEFAULT_LOGGER_NAME + "." + WebServer.DEFAULT_SOCKET_NAME;
+    /** The logger the lines go to. */
+    public static final String LOGGER = "com.example.payments.observability.AccessLog";
 
-    private static final Set<String> KNOWN_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
-                                                            "OPTIONS", "TRACE", "CONNECT");
-    // Every line is built by the entries below, so the sampling filter can read what it needs from the line itself.
-    private static final Pattern STATUS = Pattern.compile(" status=(\\d{3}) ");
-    private static final Pattern REQUEST_ID = Pattern.compile(" request_id=([0-9a-f]{32}) ");
+    private static final Logger ACCESS = LogManager.getLogger(LOGGER);
+    private static final String NONE = "-";
 
-    // JUL holds loggers weakly: without this reference the sampling filter could be collected with its logger.
-    private static final Logger ACCESS_LOGGER = Logger.getLogger(LOGGER);
+    private final double ratio;
+    private final Set<String> quietRoutes;
 
-    private AccessLog() {
+    private AccessLog(double ratio, Set<String> quietRoutes) {
+        this.ratio = ratio;
+        this.quietRoutes = quietRoutes;
     }
 
     /**
-     * The access-log feature of the business listener, and the sampling filter on its logger.
+     * The access-log filter of the business routing. Register it after the filter that sets the request id in the MDC,
+     * so that its line carries it.
      *
      * @param settings    {@code access-log.*}
      * @param quietRoutes route templates never logged, e.g. {@code /ping}: the loopback prober calls it twice a
      *                    second, and the request metrics count it
-     * @return the feature; a disabled one when {@code access-log.enabled} is {@code false}
+     * @return the filter; one that logs nothing when {@code access-log.enabled} is {@code false}
      */
-    public static AccessLogFeature feature(AccessLogSettings settings, Set<String> quietRoutes) {
-        ACCESS_LOGGER.setFilter(filter(settings.sampleRatio(), quietRoutes));
-        return AccessLogFeature.builder()
-                .enabled(settings.enabled())
-                .sockets(Set.of(WebServer.DEFAULT_SOCKET_NAME))
-                .entries(entries())
-                .build();
+    public static Filter filter(AccessLogSettings settings, Set<String> quietRoutes) {
+        if (!settings.enabled()) {
+            return (chain, req, res) -> chain.proceed();
+        }
+        return new AccessLog(settings.sampleRatio(), Set.copyOf(quietRoutes));
     }
 
     /**
      * The access-log line of an answer written before routing, in the same fields and through the same logger (and
-     * sampling filter) as every other line.
+     * sampling) as every other line.
      *
      * @param settings {@code access-log.*}: nothing is written when {@code access-log.enabled} is {@code false}
      * @return what the business listener's direct handler tells of such an answer
@@ -78,69 +79,56 @@ public final class AccessLog {
         if (!settings.enabled()) {
             return (method, status, requestId) -> { };
         }
-        return (method, status, requestId) -> ACCESS_LOGGER.info("method=" + method(method) + " route=unmatched status="
-                + status + " duration_ms=0.0 request_id=" + requestId + " merchant=" + AccessLogEntry.NOT_AVAILABLE);
-    }
-
-    static List<AccessLogEntry> entries() {
-        return List.of(
-                field("method", AccessLog::method),
-                field("route", ctx -> ctx.serverRequest().matchingPattern().orElse("unmatched")),
-                field("status", ctx -> String.valueOf(ctx.serverResponse().status().code())),
-                field("duration_ms", ctx -> String.format(Locale.ROOT, "%.1f",
-                        (ctx.responseNanoTime() - ctx.requestNanoTime()) / (double) TimeUnit.MILLISECONDS.toNanos(1))),
-                field("request_id", ctx -> ctx.serverResponse().headers().first(RequestIds.X_REQUEST_ID)
-                        .orElse(AccessLogEntry.NOT_AVAILABLE)),
-                field("merchant", ctx -> ctx.serverRequest().context().get(Caller.class).map(Caller::merchantId)
-                        .orElse(AccessLogEntry.NOT_AVAILABLE)));
-    }
-
-    static Filter filter(double ratio, Set<String> quietRoutes) {
-        Filter sampled = sampling(ratio);
-        return (LogRecord record) -> {
-            String line = record.getMessage();
-            for (String route : quietRoutes) {
-                if (line.contains(" route=" + route + " ")) {
-                    return false;
+        AccessLog log = new AccessLog(settings.sampleRatio(), Set.of());
+        return (method, status, requestId) -> {
+            if (log.kept(status, requestId)) {
+                try (CloseableThreadContext.Instance ignored = CloseableThreadContext.put(RequestIds.MDC_KEY,
+                                                                                          requestId)) {
+                    ACCESS.info(new AccessLogLine(method, "unmatched", status, 0, NONE));
                 }
             }
-            return ratio >= 1.0 || sampled.isLoggable(record);
         };
+    }
+
+    @Override
+    public void filter(FilterChain chain, RoutingRequest req, RoutingResponse res) {
+        long start = System.nanoTime();
+        try {
+            chain.proceed();
+        } finally {
+            String route = req.matchingPattern().orElse("unmatched");
+            int status = res.status().code();
+            if (!quietRoutes.contains(route)
+                && kept(status, res.headers().first(RequestIds.X_REQUEST_ID).orElse(null))) {
+                ACCESS.info(new AccessLogLine(req.prologue().method().text(), route, status,
+                                              System.nanoTime() - start,
+                                              req.context().get(Caller.class).map(Caller::merchantId).orElse(NONE)));
+            }
+        }
+    }
+
+    // Every 5xx, and of the others those whose request id falls in the sampled share.
+    private boolean kept(int status, String requestId) {
+        return ratio >= 1.0 || status >= 500 || requestId != null && sampled(requestId, ratio);
     }
 
     /**
-     * Keeps every 5xx line and, of the others, those whose request id falls in the sampled share: the id's last 16 hex
-     * digits read as a number below {@code ratio} of their range (the rule of OpenTelemetry's trace-id ratio sampler).
+     * Whether a request id falls in the sampled share: its last 16 hex digits read as a number below {@code ratio} of
+     * their range (the rule of OpenTelemetry's trace-id ratio sampler).
      *
-     * @param ratio share kept, {@code 0.0} to {@code 1.0}
-     * @return the filter
+     * @param requestId 32 lower-case hex digits
+     * @param ratio     share kept, {@code 0.0} to {@code 1.0}
+     * @return whether it is kept
      */
-    static Filter sampling(double ratio) {
-        return (LogRecord record) -> {
-            String line = " " + record.getMessage() + " ";
-            Matcher status = STATUS.matcher(line);
-            if (status.find() && status.group(1).startsWith("5")) {
-                return true;
-            }
-            Matcher id = REQUEST_ID.matcher(line);
-            return id.find() && sampled(id.group(1), ratio);
-        };
-    }
-
     static boolean sampled(String requestId, double ratio) {
+        if (requestId.length() != 32) {
+            return false;
+        }
         long bound = ratio >= 1.0 ? Long.MAX_VALUE : (long) (ratio * Long.MAX_VALUE);
-        return Math.abs(Long.parseUnsignedLong(requestId.substring(16), 16)) < bound;
-    }
-
-    private static String method(AccessLogContext ctx) {
-        return method(ctx.serverRequest().prologue().method().text());
-    }
-
-    private static String method(String method) {
-        return KNOWN_METHODS.contains(method) ? method : "other";
-    }
-
-    private static AccessLogEntry field(String name, java.util.function.Function<AccessLogContext, String> value) {
-        return ctx -> name + "=" + value.apply(ctx);
+        try {
+            return Math.abs(Long.parseUnsignedLong(requestId.substring(16), 16)) < bound;
+        } catch (NumberFormatException e) {
+            return false;
+        }
     }
 }

@@ -128,6 +128,18 @@ class DockerfileTest {
     }
 
     @Test
+    void javaUtilLoggingGoesToLog4jAndTheJvmsOwnLoggingToStderr() {
+        String training = stage(instructions("FROM").size() - 1).stream()
+                .filter(l -> l.contains("-XX:AOTCacheOutput=app.aot")).findFirst().orElseThrow();
+        String entrypoint = instructions("ENTRYPOINT").getFirst();
+        for (String flag : List.of("-Djava.util.logging.manager=org.apache.logging.log4j.jul.LogManager",
+                                   "-Xlog:disable", "-Xlog:all=warning:stderr")) {
+            assertTrue(training.contains(flag) && entrypoint.contains("\"" + flag + "\""),
+                       () -> flag + " must be in both the training run and the ENTRYPOINT");
+        }
+    }
+
+    @Test
     void aotTrainingRunStartsUnderABuildersFileDescriptorLimitOf1024() {
         // The service exits 2 when both connection caps, what it holds at startup (about 200 descriptors) and 64
         // spare do not fit `ulimit -n`; buildah runs build steps at 1024, where the default caps (1000 + 32) cannot.

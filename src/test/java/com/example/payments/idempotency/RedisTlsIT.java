@@ -69,7 +69,7 @@ class RedisTlsIT {
             service.signal("TERM");
             assertThat(service.awaitExit(Duration.ofSeconds(20)), is(0));
             assertThat(service.output().stream().filter(line -> line.contains(password)).toList(), is(empty()));
-            assertThat(service.output().stream().filter(line -> line.contains("SEVERE")
+            assertThat(service.output().stream().filter(line -> line.contains(" ERROR ")
                                                                || line.contains("did not finish")).toList(),
                        is(empty()));
         }

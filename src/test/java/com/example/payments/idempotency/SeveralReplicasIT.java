@@ -206,7 +206,7 @@ class SeveralReplicasIT {
     private static String warnings() {
         List<String> lines = new ArrayList<>();
         for (ServiceProcess replica : List.of(replicaA, replicaB)) {
-            replica.output().stream().filter(line -> line.contains("WARNING") || line.contains("SEVERE"))
+            replica.output().stream().filter(line -> line.contains(" WARN ") || line.contains(" ERROR "))
                     .limit(20).forEach(lines::add);
         }
         return String.join("\n", lines);

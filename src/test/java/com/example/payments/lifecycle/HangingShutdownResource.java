@@ -10,7 +10,9 @@ import java.util.concurrent.CountDownLatch;
  * <ul>
  *     <li>{@code close}: {@link #close()} never returns, even when interrupted, like a client stuck on a dead peer;</li>
  *     <li>{@code exit-hook}: {@link #close()} returns at once but registers a JVM shutdown hook that never returns,
- *     like a library's hook stuck on the same dead peer.</li>
+ *     like a library's hook stuck on the same dead peer;</li>
+ *     <li>{@code fail}: {@link #close()} throws at once, an exception whose message and cause quote a card number
+ *     (the cleanup logs it with its stack trace: {@code EcsLogLinesIT} checks the line's {@code error.*} fields).</li>
  * </ul>
  */
 public final class HangingShutdownResource implements ShutdownResource {
@@ -29,6 +31,8 @@ public final class HangingShutdownResource implements ShutdownResource {
         case "close" -> hangForever();
         case "exit-hook" -> Runtime.getRuntime().addShutdownHook(new Thread(HangingShutdownResource::hangForever,
                                                                             "test-hanging-exit-hook"));
+        case "fail" -> throw new IllegalStateException("close failed for card 4111 1111 1111 1111",
+                                                       new IllegalArgumentException("bad card 5555555555554444"));
         default -> { }
         }
     }

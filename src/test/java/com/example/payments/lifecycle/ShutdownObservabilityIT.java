@@ -107,9 +107,9 @@ class ShutdownObservabilityIT {
                 continue;
             }
             JsonNode json = mapper.readTree(line);
-            assertThat(line, json.path("timestamp").asText(), matchesPattern("\\d{4}-\\d\\d-\\d\\dT.*"));
-            if (json.path("logger").asText().equals(SEQUENCE_LOGGER)) {
-                assertThat(line, json.path("level").asText(), matchesPattern("INFO|WARNING|SEVERE"));
+            assertThat(line, json.path("@timestamp").asText(), matchesPattern("\\d{4}-\\d\\d-\\d\\dT.*Z"));
+            if (json.path("log.logger").asText().equals(SEQUENCE_LOGGER)) {
+                assertThat(line, json.path("log.level").asText(), matchesPattern("INFO|WARN|ERROR"));
                 messages.add(json.path("message").asText());
             }
         }

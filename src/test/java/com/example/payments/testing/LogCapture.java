@@ -1,28 +1,37 @@
 package com.example.payments.testing;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
-import java.util.logging.SimpleFormatter;
 
-import io.helidon.logging.common.HelidonMdc;
+import com.example.payments.http.RequestIds;
+
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LogEvent;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.appender.AbstractAppender;
+import org.apache.logging.log4j.core.config.Configuration;
+import org.apache.logging.log4j.core.config.Property;
+import org.apache.logging.log4j.message.MapMessage;
 
 /**
- * Captures every java.util.logging record of this JVM, formatted with message parameters and stack traces, so tests
- * can assert what never reaches a log (card numbers, CVCs).
+ * Captures every log event of this JVM (Log4j's root logger: java.util.logging and SLF4J lines included, through
+ * their bridges), each as {@code LEVEL logger: message} (a map message's fields as {@code key=value} after it, then
+ * the request id of the MDC as {@code http.request.id=...}), with
+ * its stack trace, so tests can assert what never reaches a log (card numbers, CVCs). Raw: no masking layout runs
+ * here, so a card number the code logs is seen.
  */
-public final class LogCapture extends Handler implements AutoCloseable {
+public final class LogCapture implements AutoCloseable {
 
     private final List<String> lines = new CopyOnWriteArrayList<>();
-    private final SimpleFormatter formatter = new SimpleFormatter();
     private final boolean requestIds;
+    private final Appender appender = new Appender();
 
     private LogCapture(boolean requestIds) {
         this.requestIds = requestIds;
-        setLevel(Level.ALL);
     }
 
     /**
@@ -35,9 +44,8 @@ public final class LogCapture extends Handler implements AutoCloseable {
     }
 
     /**
-     * Starts capturing on the root logger, each record as {@code [<request id>]: <message>} with the request id the
-     * logging thread's MDC holds when the record is published (what {@code %X{requestId}} formats), empty outside a
-     * request.
+     * Starts capturing on the root logger, each event as {@code [<request id>]: <message>} with the request id the
+     * logging thread's MDC held when it logged (what {@code %X{requestId}} formats), empty outside a request.
      *
      * @return the capture; close it to stop
      */
@@ -47,16 +55,37 @@ public final class LogCapture extends Handler implements AutoCloseable {
 
     private static LogCapture start(boolean requestIds) {
         LogCapture capture = new LogCapture(requestIds);
-        Logger root = Logger.getLogger("");
-        root.addHandler(capture);
+        capture.appender.start();
+        LoggerContext context = (LoggerContext) LogManager.getContext(false);
+        Configuration configuration = context.getConfiguration();
+        configuration.getRootLogger().addAppender(capture.appender, Level.ALL, null);
+        context.updateLoggers();
         return capture;
     }
 
-    @Override
-    public void publish(LogRecord record) {
-        lines.add(requestIds
-                  ? "[" + HelidonMdc.get("requestId").orElse("") + "]: " + formatter.formatMessage(record) + "\n"
-                  : formatter.format(record));
+    private void append(LogEvent event) {
+        StringBuilder line = new StringBuilder();
+        if (requestIds) {
+            String id = event.getContextData().getValue(RequestIds.MDC_KEY);
+            line.append('[').append(id == null ? "" : id).append("]: ");
+        } else {
+            line.append(event.getLevel()).append(' ').append(event.getLoggerName()).append(": ");
+        }
+        line.append(event.getMessage().getFormattedMessage());
+        if (event.getMessage() instanceof MapMessage<?, ?> map) {
+            map.forEach((key, value) -> line.append(' ').append(key).append('=').append(value));
+        }
+        String requestId = event.getContextData().getValue(RequestIds.MDC_KEY);
+        if (!requestIds && requestId != null) {
+            line.append(" http.request.id=").append(requestId);
+        }
+        line.append('\n');
+        if (event.getThrown() != null) {
+            StringWriter trace = new StringWriter();
+            event.getThrown().printStackTrace(new PrintWriter(trace));
+            line.append(trace);
+        }
+        lines.add(line.toString());
     }
 
     /**
@@ -69,11 +98,21 @@ public final class LogCapture extends Handler implements AutoCloseable {
     }
 
     @Override
-    public void flush() {
+    public void close() {
+        LoggerContext context = (LoggerContext) LogManager.getContext(false);
+        context.getConfiguration().getRootLogger().removeAppender(appender.getName());
+        context.updateLoggers();
+        appender.stop();
     }
 
-    @Override
-    public void close() {
-        Logger.getLogger("").removeHandler(this);
+    private final class Appender extends AbstractAppender {
+        private Appender() {
+            super("capture-" + UUID.randomUUID(), null, null, true, Property.EMPTY_ARRAY);
+        }
+
+        @Override
+        public void append(LogEvent event) {
+            LogCapture.this.append(event);
+        }
     }
 }
