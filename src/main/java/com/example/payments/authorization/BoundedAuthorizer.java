@@ -28,7 +28,8 @@ import io.opentelemetry.context.Scope;
 /**
  * Calls the {@link Authorizer} with a timeout ({@code authorizer.timeout}) and counts every call in
  * {@code authorizer_invocations_total{operation,outcome}} (operation {@code authorize}, {@code capture},
- * {@code void}; outcome {@code approved}, {@code declined}, {@code unknown}), its duration in the histogram
+ * {@code void}, {@code reverse}; outcome {@code approved}, {@code declined}, {@code unknown}), its duration in the
+ * histogram
  * {@code authorizer_duration_seconds{operation,outcome}} (seconds). A replay never reaches this
  * class, which makes that counter the outside-observable proof that no key was authorized twice.
  *
@@ -49,7 +50,7 @@ final class BoundedAuthorizer implements AutoCloseable {
         this.delegate = delegate;
         this.timeout = timeout;
         this.meters = meters;
-        for (String operation : List.of("authorize", "capture", "void")) {
+        for (String operation : List.of("authorize", "capture", "void", "reverse")) {
             for (String outcome : List.of("approved", "declined", "unknown")) {
                 meters(operation, outcome);
             }
@@ -118,6 +119,17 @@ final class BoundedAuthorizer implements AutoCloseable {
      */
     Outcome voidRemainder(AcquirerOperation operation) throws InterruptedException {
         return traced("void", operation.attemptId(), () -> delegate.voidRemainder(operation));
+    }
+
+    /**
+     * Sends one reversal ({@link Authorizer#reverse}), bounded like an authorization.
+     *
+     * @param reversal the reversal
+     * @return the outcome: decided confirms it (approved: reversed; declined: nothing to reverse)
+     * @throws InterruptedException when the calling thread is interrupted before the acquirer answered
+     */
+    Outcome reverse(Authorizer.Reversal reversal) throws InterruptedException {
+        return traced("reverse", reversal.attemptId(), () -> delegate.reverse(reversal));
     }
 
     private Outcome traced(String operation, String attemptId, Call call) throws InterruptedException {

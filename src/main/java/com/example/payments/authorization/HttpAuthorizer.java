@@ -79,12 +79,14 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
 
     private final WebClient client;
     private final URI endpoint;
+    private final URI reversals;
     private final Duration socketTimeout;
     private final NewConnections newConnections = new NewConnections();
     private final Counter staleConnectionRetries;
 
     private HttpAuthorizer(URI baseUri, Duration timeout, MeterRegistry meters) {
         this.endpoint = URI.create(baseUri.toString().replaceAll("/+$", "") + PATH);
+        this.reversals = URI.create(baseUri.toString().replaceAll("/+$", "") + "/v1/reversals");
         this.socketTimeout = timeout.plus(SOCKET_TIMEOUT_MARGIN);
         this.client = WebClient.builder()
                 .connectTimeout(socketTimeout)
@@ -139,6 +141,20 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
         return post(operationUri(operation, "voids"), operation.attemptId(), "{}".getBytes(StandardCharsets.UTF_8));
     }
 
+    /**
+     * {@code POST <uri>/v1/reversals} {@code {"attemptId","reversalId"}} with the reversal id as
+     * {@code Idempotency-Key}: the acquirer applies it at most once per reversal id; its answer has the shape of an
+     * authorization's ({@code APPROVED}: reversed, {@code DECLINED not_approved}: nothing to reverse), and the
+     * {@code attemptId} it names is the reversed attempt's.
+     */
+    @Override
+    public Decision reverse(Reversal reversal) throws IssuerUnavailableException, InterruptedException {
+        ObjectNode body = Json.mapper().createObjectNode();
+        body.put("attemptId", reversal.attemptId()).put("reversalId", reversal.reversalId());
+        Answer answer = answer(reversals, reversal.reversalId(), Json.bytes(body));
+        return IssuerAnswers.decision(answer.body(), reversal.attemptId());
+    }
+
     private URI operationUri(AcquirerOperation operation, String kind) {
         return URI.create(endpoint + "/" + URLEncoder.encode(operation.authorizationAttemptId(), StandardCharsets.UTF_8)
                           + "/" + kind);
@@ -146,6 +162,12 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
 
     private Decision post(URI uri, String attemptId, byte[] body)
             throws IssuerUnavailableException, InterruptedException {
+        return IssuerAnswers.decision(answer(uri, attemptId, body).body(), attemptId);
+    }
+
+    // The 200 answer to one call, its Idempotency-Key the key given; anything else is an unknown outcome.
+    private Answer answer(URI uri, String key, byte[] body) throws IssuerUnavailableException, InterruptedException {
+        String attemptId = key;
         if (Thread.interrupted()) {
             throw new InterruptedException("issuer call not started: interrupted");
         }
@@ -178,7 +200,7 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
         if (answer.status() != 200) {
             throw new IssuerUnavailableException("issuer answered HTTP " + answer.status());
         }
-        return IssuerAnswers.decision(answer.body(), attemptId);
+        return answer;
     }
 
     /** A status and, for 200, the body. */

@@ -55,11 +55,15 @@ public final class SimulatedIssuer {
     private final AtomicLong inFlight = new AtomicLong();
     private final IssuerCaptures captures;
 
-    private SimulatedIssuer(IssuerSettings settings, LongSupplier nanoClock, Clock clock, IssuerMeters meters) {
+    private final IssuerReversals reversals;
+
+    private SimulatedIssuer(IssuerSettings settings, LongSupplier nanoClock, Clock clock, IssuerMeters meters,
+                            boolean deduplicate) {
         this.settings = settings;
         this.captures = new IssuerCaptures(settings.ledgerMaxEntries(), clock);
         this.ledger = new IssuerLedger(settings.ledgerRetention(), settings.ledgerMaxEntries(), nanoClock, clock,
-                                       meters);
+                                       meters, deduplicate);
+        this.reversals = new IssuerReversals(ledger, settings.ledgerMaxEntries(), clock);
     }
 
     /**
@@ -70,7 +74,21 @@ public final class SimulatedIssuer {
      * @return the issuer
      */
     public static SimulatedIssuer create(IssuerSettings settings, MeterRegistry meters) {
-        return new SimulatedIssuer(settings, System::nanoTime, Clock.systemUTC(), IssuerMeters.create(meters));
+        return create(settings, meters, true);
+    }
+
+    /**
+     * Creates an issuer that may not deduplicate.
+     *
+     * @param settings    limit, simulated latency and ledger bounds
+     * @param meters      the registry of the process it runs in
+     * @param deduplicate {@code false} for an acquirer that decides every call afresh, a known attempt id too (what
+     *                    a double send costs shows in {@link IssuerStats#paymentsApprovedTwiceNet()})
+     * @return the issuer
+     */
+    public static SimulatedIssuer create(IssuerSettings settings, MeterRegistry meters, boolean deduplicate) {
+        return new SimulatedIssuer(settings, System::nanoTime, Clock.systemUTC(), IssuerMeters.create(meters),
+                                   deduplicate);
     }
 
     /**
@@ -98,7 +116,7 @@ public final class SimulatedIssuer {
                 return Instant.EPOCH.plusNanos(nanoClock.getAsLong());
             }
         };
-        return new SimulatedIssuer(settings, nanoClock, clock, IssuerMeters.none());
+        return new SimulatedIssuer(settings, nanoClock, clock, IssuerMeters.none(), true);
     }
 
     /**
@@ -149,6 +167,21 @@ public final class SimulatedIssuer {
     public Decided voidRemainder(String attemptId, String authorizationAttemptId) throws InterruptedException {
         pause();
         return captures.voidRemainder(attemptId, authorizationAttemptId);
+    }
+
+    /**
+     * Applies a reversal after the simulated latency, at most once per reversal id: the attempt's approvals are
+     * reversed, or nothing happens when it was never approved; the same answer again for a known reversal id.
+     *
+     * @param reversalId the reversal's id
+     * @param attemptId  the authorization attempt it reverses
+     * @return the answer: approved when reversed, declined {@code not_approved} when there was nothing to reverse,
+     *         with the time it was first applied
+     * @throws InterruptedException when interrupted during the simulated latency; nothing is applied then
+     */
+    public Decided reverse(String reversalId, String attemptId) throws InterruptedException {
+        pause();
+        return reversals.reverse(reversalId, attemptId);
     }
 
     /**
