@@ -121,6 +121,13 @@ public final class Reconciler implements Runnable {
                               batch, meters);
     }
 
+    // With a bounded authorizer of its own, for tests in this package.
+    static Reconciler create(UnknownOutcomes outcomes, IdempotencyRegistry registry, KeyBindings bindings,
+                             AuthorizationStore store, BoundedAuthorizer authorizer, AuthorizerSettings settings,
+                             Clock clock, int batch, MeterRegistry meters) {
+        return new Reconciler(outcomes, registry, bindings, store, authorizer, settings, clock, batch, meters);
+    }
+
     @Override
     public void run() {
         try {
