@@ -28,7 +28,8 @@ class MonitoringManifestsTest {
 
     /** Series the rules may select: exactly what the service exports on /metrics. */
     static final Set<String> EXPORTED_SERIES = Set.of("shutdown_duration_seconds_bucket", "probe_success",
-                                                      "readiness_consecutive_failures", "circuit_breaker_threshold");
+                                                      "readiness_consecutive_failures", "circuit_breaker_threshold",
+                                                      "unknown_outcomes_overdue");
 
     private static final Pattern SELECTOR = Pattern.compile("([a-zA-Z_:][a-zA-Z0-9_:]*)\\{([^}]*)}");
     private static final String RECORDING_PREFIX = "payments_authorization:";
