@@ -135,7 +135,8 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
         Objects.requireNonNull(meters, "meters");
         Objects.requireNonNull(failures, "failures");
         Objects.requireNonNull(outcomes, "outcomes");
-        return new AuthorizationService(operation, new BoundedAuthorizer(authorizer, settings.timeout(), meters),
+        LateDecisions late = new LateDecisions(settings.timeout(), settings.reverseAfter());
+        return new AuthorizationService(operation, new BoundedAuthorizer(authorizer, settings.timeout(), meters, late),
                                         store, lifecycle, clock, meters, failures, outcomes, settings.reverseAfter());
     }
 

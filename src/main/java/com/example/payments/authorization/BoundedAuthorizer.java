@@ -4,6 +4,7 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -45,8 +46,20 @@ final class BoundedAuthorizer implements AutoCloseable {
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
     private final MeterRegistry meters;
     private final Map<String, OutcomeMeters> outcomes = new ConcurrentHashMap<>();
+    private final LateDecisions late;
 
     BoundedAuthorizer(Authorizer delegate, Duration timeout, MeterRegistry meters) {
+        this(delegate, timeout, meters, null);
+    }
+
+    /**
+     * A bounded authorizer that keeps late decisions of authorizations.
+     *
+     * @param late where an authorization's decision that arrives within one more timeout after its timeout is kept
+     *             for the retry of its attempt; {@code null} to cancel every timed-out call at once
+     */
+    BoundedAuthorizer(Authorizer delegate, Duration timeout, MeterRegistry meters, LateDecisions late) {
+        this.late = late;
         this.delegate = delegate;
         this.timeout = timeout;
         this.meters = meters;
@@ -96,6 +109,13 @@ final class BoundedAuthorizer implements AutoCloseable {
      *                              the issuer decided; the issuer call is cancelled
      */
     Outcome authorize(AuthorizationAttempt attempt) throws InterruptedException {
+        if (late != null) {
+            Optional<Authorizer.Decision> kept = late.take(attempt.attemptId());
+            if (kept.isPresent()) {
+                // Decided after the first execution's timeout: answered without sending the attempt id again.
+                return new Decided(kept.get());
+            }
+        }
         return traced("authorize", attempt.attemptId(), () -> delegate.authorize(attempt));
     }
 
@@ -165,7 +185,11 @@ final class BoundedAuthorizer implements AutoCloseable {
                 // Decided just as the timeout fired (a paused process wakes both at once): the issuer has decided.
                 return decided(operation, call.resultNow(), start);
             }
-            call.cancel(true);
+            if (late != null && operation.equals("authorize")) {
+                late.watch(attemptId, call, executor);
+            } else {
+                call.cancel(true);
+            }
             meters(operation, "unknown").record(start);
             LOGGER.log(Level.WARNING, "Authorizer {0} timed out after {1,number,#} ms, attempt {2}: outcome unknown",
                        operation, timeout.toMillis(), attemptId);
