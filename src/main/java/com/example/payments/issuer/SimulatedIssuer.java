@@ -100,6 +100,18 @@ public final class SimulatedIssuer {
      * @return the issuer
      */
     static SimulatedIssuer create(IssuerSettings settings, LongSupplier nanoClock) {
+        return create(settings, nanoClock, true);
+    }
+
+    /**
+     * An issuer with a given clock and no metrics that may not deduplicate, for tests.
+     *
+     * @param settings    settings
+     * @param nanoClock   monotonic time in ns
+     * @param deduplicate {@code false} to decide every call afresh
+     * @return the issuer
+     */
+    static SimulatedIssuer create(IssuerSettings settings, LongSupplier nanoClock, boolean deduplicate) {
         Clock clock = new Clock() {
             @Override
             public ZoneId getZone() {
@@ -116,7 +128,7 @@ public final class SimulatedIssuer {
                 return Instant.EPOCH.plusNanos(nanoClock.getAsLong());
             }
         };
-        return new SimulatedIssuer(settings, nanoClock, clock, IssuerMeters.none(), true);
+        return new SimulatedIssuer(settings, nanoClock, clock, IssuerMeters.none(), deduplicate);
     }
 
     /**
