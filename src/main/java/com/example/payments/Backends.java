@@ -58,7 +58,8 @@ import io.helidon.metrics.api.MeterRegistry;
  * @param resources       closed in the shutdown cleanup phase, by name
  */
 record Backends(IdempotencyStore idempotency, AuthorizationStore authorizations, KeyBindings bindings,
-                UnknownOutcomes outcomes, List<HealthCheck> readinessChecks, List<CapacityCheck> capacity, Optional<Runnable> sweep,
+                UnknownOutcomes outcomes, List<HealthCheck> readinessChecks, List<CapacityCheck> capacity,
+                Optional<Runnable> sweep,
                 Map<String, AutoCloseable> resources) {
 
     // A sweeper run deletes at most 20 statements x 500 rows of each table: each statement short, the heartbeat
@@ -96,7 +97,8 @@ record Backends(IdempotencyStore idempotency, AuthorizationStore authorizations,
         PostgresIdempotencyStore store = PostgresIdempotencyStore.create(database, decision -> Optional.empty());
         Runnable sweep = () -> store.sweepQuietly(SWEEP_BATCH, SWEEP_MAX_BATCHES);
         return new Backends(store, PostgresAuthorizationStore.create(database), PostgresKeyBindings.create(database),
-                            PostgresUnknownOutcomes.create(database), List.of(DatabaseReadinessCheck.create(database, checkTimeout)), List.of(),
+                            PostgresUnknownOutcomes.create(database),
+                            List.of(DatabaseReadinessCheck.create(database, checkTimeout)), List.of(),
                             Optional.of(sweep), Map.of("database-pool", database));
     }
 

@@ -107,7 +107,8 @@ public final class IssuerSimulator {
      * @throws ConfigurationException naming {@code issuer.port} when it cannot listen
      */
     static WebServer start(Settings settings, MeterRegistry meters) {
-        SimulatedIssuer issuer = SimulatedIssuer.create(settings.issuer(), meters, settings.deduplicateAttempts());
+        SimulatedIssuer issuer = SimulatedIssuer.create(settings.issuer(), meters,
+                                                        settings.deduplicateAttempts());
         WebServer server = WebServer.builder()
                 .host(settings.host())
                 .port(settings.port())

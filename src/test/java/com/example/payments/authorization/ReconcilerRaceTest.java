@@ -146,7 +146,8 @@ class ReconcilerRaceTest {
                 // Whoever acted, the key now replays its decision, and the resource store agrees.
                 Claim after = registry.claim(outcome.lookupKey(), List.of(outcome.identity()));
                 assertThat(round1, after instanceof Claim.Replay, is(true));
-                String body = new String(((Claim.Replay) after).decision().body(), java.nio.charset.StandardCharsets.UTF_8);
+                String body = new String(((Claim.Replay) after).decision().body(),
+                                         java.nio.charset.StandardCharsets.UTF_8);
                 assertThat(round1, body, containsString(reversed == 1 ? "\"declineCode\":\"reversed\""
                         : "\"status\":\"APPROVED\""));
                 assertThat(round1, store.find(outcome.resourceId()).orElseThrow().state(),
