@@ -24,7 +24,8 @@ import io.helidon.metrics.api.Tag;
  * {@code authorizations_total{status}} once per recorded decision, however many executions converge on it.
  *
  * <p>A resource store that is full or cannot be reached answers 503 with {@code Retry-After} and releases the key:
- * nothing was recorded, and the retry sends the same attempt id, which the issuer deduplicates.
+ * nothing was recorded; the decision is kept in this process ({@link LateDecisions}), so a retry here records it
+ * without asking the issuer again, and a retry elsewhere sends the same attempt id, which the issuer deduplicates.
  *
  * <p>An outcome the issuer may have decided without this service learning it (the authorizer timed out, failed after
  * the call may have left, or the drain interrupted it) is recorded in {@link UnknownOutcomes} before the key is
@@ -121,11 +122,14 @@ final class AuthorizeWork {
             stored = store.create(AuthorizationRecord.created(attempt.resourceId(), attempt.attemptId(), request,
                                                               decision, validity));
         } catch (StoreFullException e) {
+            // The issuer decided: a retry here answers from the kept decision rather than sending the attempt again.
+            authorizer.keep(attempt.attemptId(), decision);
             LOGGER.log(Level.WARNING, "Authorization refused: {0}", e.getMessage());
             return new Work.Undecided(Problem.of("store-full", "Temporarily unavailable", 503, "The service holds as "
                     + "many authorizations as it may. Retry later with the same Idempotency-Key."),
                     ReleaseReason.ERROR, 5);
         } catch (IdempotencyStore.UnavailableException e) {
+            authorizer.keep(attempt.attemptId(), decision);
             LOGGER.log(Level.WARNING, "Resource store unavailable, the authorization is not recorded: {0}",
                        e.getMessage());
             return new Work.Undecided(Problem.of("store-unavailable", "Temporarily unavailable", 503, "The store "

@@ -120,6 +120,19 @@ final class BoundedAuthorizer implements AutoCloseable {
     }
 
     /**
+     * Keeps an authorization's decision that could not be recorded, for the retry of its attempt on this replica (see
+     * {@link LateDecisions#keep}); nothing when this authorizer keeps no late decisions.
+     *
+     * @param attemptId the attempt id
+     * @param decision  the issuer's decision
+     */
+    void keep(String attemptId, Authorizer.Decision decision) {
+        if (late != null) {
+            late.keep(attemptId, decision);
+        }
+    }
+
+    /**
      * Runs one capture ({@link Authorizer#capture}), bounded like an authorization.
      *
      * @param operation the capture

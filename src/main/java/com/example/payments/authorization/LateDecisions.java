@@ -60,6 +60,23 @@ final class LateDecisions {
     }
 
     /**
+     * Keeps a decision this process could not record (the resource store was full or unreachable after the issuer
+     * decided), so that a retry of its attempt here records it without sending the attempt id again.
+     *
+     * @param attemptId the attempt id
+     * @param decision  the issuer's decision
+     */
+    void keep(String attemptId, Authorizer.Decision decision) {
+        long now = System.nanoTime();
+        if (kept.size() >= MAX) {
+            kept.values().removeIf(entry -> entry.expiresNanos() - now < 0);
+        }
+        if (kept.size() < MAX) {
+            kept.put(attemptId, new Kept(decision, now + keep.toNanos()));
+        }
+    }
+
+    /**
      * Takes the late decision of an attempt, if one was kept and is still fresh.
      *
      * @param attemptId the attempt id
@@ -73,16 +90,8 @@ final class LateDecisions {
 
     private void await(String attemptId, Future<Authorizer.Decision> call) {
         try {
-            Authorizer.Decision decision = call.get(grace.toMillis(), TimeUnit.MILLISECONDS);
-            long now = System.nanoTime();
-            if (kept.size() >= MAX) {
-                kept.values().removeIf(entry -> entry.expiresNanos() - now < 0);
-            }
-            if (kept.size() < MAX) {
-                kept.put(attemptId, new Kept(decision, now + keep.toNanos()));
-                LOGGER.log(Level.INFO, "Issuer decided attempt {0} after the timeout; kept for its retry",
-                           attemptId);
-            }
+            keep(attemptId, call.get(grace.toMillis(), TimeUnit.MILLISECONDS));
+            LOGGER.log(Level.INFO, "Issuer decided attempt {0} after the timeout; kept for its retry", attemptId);
         } catch (TimeoutException e) {
             call.cancel(true);
         } catch (ExecutionException e) {
