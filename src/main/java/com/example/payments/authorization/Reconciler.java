@@ -200,10 +200,9 @@ public final class Reconciler implements Runnable {
                 dropped(outcome, ours ? null : retried);
                 return ours ? Action.REVERSED : Action.RETRIED;
             }
-            if (!registry.leaseCovers(claim, callTimeout.multipliedBy(Reversals.SENDS_PER_RUN))) {
-                return Action.WAITING;
-            }
-            Optional<Instant> reversedAt = reversals.send(outcome);
+            // Each send must fit in the lease (renewed while the key is held): otherwise a retry may take the key
+            // and record another answer while a reversal is on its way.
+            Optional<Instant> reversedAt = reversals.send(outcome, () -> registry.leaseCovers(claim, callTimeout));
             if (reversedAt.isEmpty()) {
                 return Action.WAITING;
             }
@@ -223,7 +222,7 @@ public final class Reconciler implements Runnable {
 
     // The key is another request's: the attempt is reversed, and nothing recorded under the key.
     private Action reverseOnly(UnknownOutcome outcome) throws InterruptedException {
-        if (reversals.send(outcome).isEmpty()) {
+        if (reversals.send(outcome, () -> true).isEmpty()) {
             return Action.WAITING;
         }
         dropped(outcome, reversed);

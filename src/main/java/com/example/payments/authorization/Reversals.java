@@ -56,14 +56,17 @@ final class Reversals {
      * Sends the reversal until the acquirer confirms it, at most {@link #SENDS_PER_RUN} times.
      *
      * @param outcome the unknown outcome whose attempt is reversed
+     * @param mayCall asked before each send: {@code false} ends this run's sends (e.g. the key's lease no longer
+     *                covers a call)
      * @return the acquirer's time of the reversal once confirmed (a reversal of an attempt it never approved is
      *         confirmed too), empty when no send was
      * @throws InterruptedException when the worker is stopped
      */
-    Optional<Instant> send(UnknownOutcome outcome) throws InterruptedException {
+    Optional<Instant> send(UnknownOutcome outcome, java.util.function.BooleanSupplier mayCall)
+            throws InterruptedException {
         Authorizer.Reversal reversal = new Authorizer.Reversal(reversalId(outcome.attemptId()), outcome.attemptId());
         Duration pause = FIRST_PAUSE;
-        for (int send = 1; send <= SENDS_PER_RUN; send++) {
+        for (int send = 1; send <= SENDS_PER_RUN && mayCall.getAsBoolean(); send++) {
             if (authorizer.reverse(reversal) instanceof BoundedAuthorizer.Decided decided) {
                 confirmed.increment();
                 return Optional.of(decided.decision().decidedAt());
