@@ -26,8 +26,6 @@ RUN mvn -B -q package -DskipTests \
 # ---- runtime ----
 # JRE 25: what the test suite runs on (the code is compiled for Java 21, the floor).
 FROM ${RUNTIME_IMAGE}
-LABEL org.opencontainers.image.title="payments-authorization" \
-      org.opencontainers.image.description="Card-authorization microservice: honest probes, graceful drain, idempotent API"
 RUN groupadd --system --gid 10001 app \
     && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin app
 WORKDIR /app
@@ -59,6 +57,18 @@ RUN java -XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -XX:+UseG1GC -Xmx51
 USER 10001:10001
 # 8080: business listener (k8s port "http"); 8081: health listener, probes and /metrics (k8s port "health").
 EXPOSE 8080 8081
+# OCI annotations (opencontainers image-spec, annotations.md), last: a build argument is part of the cache key of
+# every RUN after it, and the revision changes with every commit. scripts/build-image.sh passes the pom's version,
+# the git commit and the remote's URL; a plain `docker build` without them labels an unversioned local build.
+ARG VERSION=unversioned
+ARG REVISION=unknown
+ARG SOURCE=unknown
+LABEL org.opencontainers.image.title="payments-authorization" \
+      org.opencontainers.image.description="Card-authorization microservice: honest probes, graceful drain, idempotent API" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.source="${SOURCE}"
 # Exec form, no shell: java is PID 1 and receives SIGTERM itself, which starts the graceful shutdown sequence.
 # The JVM sizes itself from the container's limits; the heap takes 75% of the memory limit and leaves the rest to
 # metaspace, threads and buffers. An out-of-memory JVM exits so the kubelet restarts it, instead of limping on.

@@ -145,6 +145,14 @@ if ! $real_bases && [[ -n "$maven_dir" && -d "$maven_dir" ]]; then
     volumes=(--volume "$maven_dir:/mnt")
 fi
 
+# The OCI labels: the pom's version, the commit and where it came from (unknown outside a git checkout).
+version="$(sed -n 's|^    <version>\(.*\)</version>$|\1|p' "$ROOT/pom.xml" | head -1)"
+revision="$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)"
+source_url="$(git -C "$ROOT" config --get remote.origin.url 2>/dev/null || true)"
+[[ "$source_url" =~ ^(https://|git@) ]] || source_url=unknown   # a local clone's path names no public source
+build_args+=(--build-arg "VERSION=${version:-unversioned}" --build-arg "REVISION=$revision" \
+             --build-arg "SOURCE=$source_url")
+
 log "building $IMAGE with buildah (chroot isolation: the build shares this machine's network)"
 # --pull=never with the stand-ins: they exist only in local storage, and a pull attempt would time out.
 buildah bud --isolation chroot --pull="$($real_bases && echo true || echo never)" "${build_args[@]}" \

@@ -19,6 +19,17 @@ keys.jsonl (per key: every 201's id, body and Location, the outcome of each subm
 verify (after the faults have stopped): sends every key's request once more on a random replica, with the same
 retries (a replay: it must answer the same id), then GET /v1/authorizations/{id} on every replica for the id the
 key was answered with. Writes verify.jsonl and adds the replays to attempts-verify.csv.
+
+--lifecycle (both commands): after its first 201, each authorization goes through a lifecycle plan drawn at random
+(see PLANS): partial captures one after the other (then, half the time, the exact remainder and one capture
+more, refused); captures racing each other with different keys and a void;
+a capture then a void then a capture; a void then a capture; a capture sent after expiresAt (--validity seconds
+after the authorization); nothing (left to expire); a capture of a declined one. Every capture and void has its own
+Idempotency-Key, a share (--double-pct) is submitted twice at once on both replicas, and each submission retries
+with the same key as above until a 201 or a definitive answer (400-422, or 409 not-capturable; a 409 in flight is
+retried). A void is sent with no body or with {} at random, attempt by attempt (the same request). verify then also
+replays every capture and void key that got a 201 or never got a definitive answer, GETs each capture and void id on
+every replica, and keeps every authorization's GET (its current state) for the report.
 """
 import argparse
 import asyncio
@@ -42,6 +53,13 @@ CARDS = ("4111111111111111", "5555555555554444", "4111111111111111", "5555555555
          "5555555555554444", "4111111111111111", "5555555555554444", "4000000000000002")
 DEFINITIVE_4XX = {400, 401, 403, 404, 405, 413, 415, 422}
 RETRY_AFTER_CAP_S = 2.0
+# Lifecycle plans of an approved authorization and their weights (%); a declined one gets "declined-capture" in
+# DECLINED_CAPTURE_PCT % of cases.
+PLANS = (("partial", 30), ("race", 25), ("capture-void", 15), ("void", 12), ("late", 10), ("none", 8))
+DECLINED_CAPTURE_PCT = 50
+# Captures and voids unanswered at once, at most, per --concurrency slot: enough that an authorization's plan starts
+# right after its 201 (not behind a queue that outlasts the validity), bounded against a replica that stops answering.
+OPS_PER_KEY_SLOT = 3
 
 
 def payment(run_id, i):
@@ -75,7 +93,9 @@ class Client:
     def __init__(self, args):
         self.args = args
         self.rng = random.Random(args.seed)
-        self.replicas = [Replica(i + 1, a, args.concurrency * 2 + 8) for i, a in enumerate(args.replica)]
+        # With a lifecycle the captures and voids run beside the authorizations (up to OPS_PER_KEY_SLOT x as many).
+        conns = args.concurrency * (2 + 2 * OPS_PER_KEY_SLOT if args.lifecycle else 2) + 8
+        self.replicas = [Replica(i + 1, a, conns) for i, a in enumerate(args.replica)]
         self.rows = []
         self.offset = time.time() - time.monotonic()
 
@@ -107,8 +127,26 @@ class Client:
                 % (replica.host, replica.port, AUTHORIZATION, key, len(body)))
         return head.encode() + body
 
+    def op_bytes(self, replica, op):
+        """A capture's or a void's POST; a void without a body or with {} at random (the same request)."""
+        path = "/v1/authorizations/%s/%s" % (op["authorization_id"], "captures" if op["kind"] == "capture" else "voids")
+        if op["kind"] == "capture":
+            body = json.dumps({"amount": {"value": op["amount"], "currency": "EUR"}}, separators=(",", ":")).encode()
+        else:
+            body = b"{}" if self.rng.random() < 0.5 else b""
+        head = ("POST %s HTTP/1.1\r\nHost: %s:%d\r\nAuthorization: %s\r\n%sIdempotency-Key: \"%s\"\r\n"
+                "Content-Length: %d\r\n\r\n" % (path, replica.host, replica.port, AUTHORIZATION,
+                                                 "Content-Type: application/json\r\n" if body else "", op["key"],
+                                                 len(body)))
+        return head.encode() + body
+
     async def submit(self, phase, p, submission, deadline, first_replica=None):
         """Retries one payment until a 201 or a definitive 4xx; records every 201 in p. Returns the outcome."""
+        return await self.send(phase, p, submission, deadline, first_replica,
+                               lambda replica: self.post_bytes(replica, p["key"], p["body"]))
+
+    async def send(self, phase, p, submission, deadline, first_replica, build):
+        """Retries one request (an authorization, a capture or a void) until a 201 or a definitive answer."""
         attempt = 0
         failures = 0
         while True:
@@ -118,8 +156,7 @@ class Client:
             if self.rng.random() * 100 < self.args.short_timeout_pct:
                 timeout = round(self.rng.uniform(0.1, 0.8), 3)
             start = time.monotonic()
-            status, headers, body, error = await self.request(
-                replica, self.post_bytes(replica, p["key"], p["body"]), timeout)
+            status, headers, body, error = await self.request(replica, build(replica), timeout)
             end = time.monotonic()
             auth_id, sha = "", ""
             if status == 201:
@@ -138,8 +175,10 @@ class Client:
                               headers.get("idempotent-replayed", ""), auth_id, sha, headers.get("retry-after", "")))
             if status == 201:
                 return "created"
-            if status in DEFINITIVE_4XX:
-                p["rejections"].append({"status": status, "body": body.decode("utf-8", "replace")[:300]})
+            # A lifecycle refusal (409 not-capturable) is an answer; a 409 in flight (Retry-After) is retried.
+            if status in DEFINITIVE_4XX or (status == 409 and b"not-capturable" in body):
+                p["rejections"].append({"status": status, "at_ms": self.epoch_ms(end),
+                                        "body": body.decode("utf-8", "replace")[:300]})
                 return "rejected-%d" % status
             if time.monotonic() >= deadline:
                 return "gave-up"
@@ -174,6 +213,95 @@ class Client:
                 writer.close()
 
 
+class Lifecycle:
+    """The captures and voids of the soak's authorizations (--lifecycle)."""
+
+    def __init__(self, client, args):
+        self.client, self.args = client, args
+        self.rng = client.rng
+        self.limit = asyncio.Semaphore(args.concurrency * OPS_PER_KEY_SLOT)
+
+    def plan(self, p):
+        first = json.loads(p["created"][0]["body"])
+        if first.get("status") != "APPROVED":
+            return "declined-capture" if self.rng.random() * 100 < DECLINED_CAPTURE_PCT else "none"
+        r, total = self.rng.random() * 100, 0
+        for name, weight in PLANS:
+            total += weight
+            if r < total:
+                return name
+        return "none"
+
+    def new_op(self, p, kind, amount=0):
+        op = {"key": "%s-%s%d" % (p["key"], kind[0], len(p["ops"]) + 1), "kind": kind, "amount": amount,
+              "authorization_id": p["authorization_id"], "created": [], "rejections": [], "outcomes": [],
+              "double": self.rng.random() * 100 < self.args.double_pct and len(self.client.replicas) > 1}
+        p["ops"].append(op)
+        return op
+
+    async def run_op(self, op, delay=0.0):
+        """Sends one capture or void (twice at once for a double) until answered; returns its first 201 or None."""
+        if delay:
+            await asyncio.sleep(delay)
+        client = self.client
+        async with self.limit:
+            start = time.monotonic()
+            op["first_sent_ms"] = client.epoch_ms(start)
+            deadline = start + self.args.key_deadline
+            build = lambda replica: client.op_bytes(replica, op)  # noqa: E731
+            if op["double"]:
+                first, second = self.rng.sample(client.replicas, 2)
+                op["outcomes"] = list(await asyncio.gather(
+                    client.send("soak", op, 1, deadline, first, build),
+                    client.send("soak", op, 2, deadline, second, build)))
+            else:
+                op["outcomes"] = [await client.send("soak", op, 1, deadline, None, build)]
+            op["done_ms"] = client.epoch_ms(time.monotonic())
+        return json.loads(op["created"][0]["body"]) if op["created"] else None
+
+    def part(self, amount, low, high):
+        return max(1, -(-amount * self.rng.randint(low, high) // 100))
+
+    async def run(self, p):
+        """The plan of one authorization, once its POST was answered."""
+        p["ops"] = []
+        if not p["created"]:
+            p["plan"] = "unanswered"
+            return
+        p["authorization_id"] = p["created"][0]["id"]
+        plan = p["plan"] = self.plan(p)
+        amount = p["amount"]
+        if plan == "partial":           # 2-4 partial captures one after the other, the last ones maybe too much;
+            captured = 0                # half the time then the exact remainder (CAPTURED) and 1 more (refused)
+            for _ in range(self.rng.randint(2, 4)):
+                answer = await self.run_op(self.new_op(p, "capture", self.part(amount, 15, 45)))
+                captured += answer["amount"]["value"] if answer and answer.get("status") == "SUCCEEDED" else 0
+            if captured < amount and self.rng.random() < 0.5:
+                await self.run_op(self.new_op(p, "capture", amount - captured))
+                await self.run_op(self.new_op(p, "capture", 1))
+        elif plan == "race":            # 3-5 captures of 30-50 % each and a void, all at once (skewed 0-0.3 s)
+            ops = [self.new_op(p, "capture", self.part(amount, 30, 50)) for _ in range(self.rng.randint(3, 5))]
+            ops.append(self.new_op(p, "void"))
+            await asyncio.gather(*(self.run_op(op, self.rng.uniform(0, 0.3)) for op in ops))
+        elif plan == "capture-void":    # a partial capture, a void, then a capture that must be refused
+            await self.run_op(self.new_op(p, "capture", self.part(amount, 20, 60)))
+            await self.run_op(self.new_op(p, "void"))
+            await self.run_op(self.new_op(p, "capture", 1))
+        elif plan == "void":            # a void, then a capture that must be refused
+            await self.run_op(self.new_op(p, "void"))
+            await self.run_op(self.new_op(p, "capture", self.part(amount, 10, 100)))
+        elif plan == "late":            # a capture after expiresAt: must be refused
+            expires = json.loads(p["created"][0]["body"]).get("expiresAt")
+            wait = self.args.validity + self.rng.uniform(0.3, 2.0)
+            p["late_wait_s"] = wait
+            first_201 = min(c["at_ms"] for c in p["created"]) / 1000
+            await asyncio.sleep(max(0.0, first_201 + wait - time.time()))
+            p["late_expires_at"] = expires
+            await self.run_op(self.new_op(p, "capture", self.part(amount, 10, 100)))
+        elif plan == "declined-capture":
+            await self.run_op(self.new_op(p, "capture", 1))
+
+
 async def soak(args):
     client = Client(args)
     stopping = asyncio.Event()
@@ -181,6 +309,7 @@ async def soak(args):
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stopping.set)
     in_flight = asyncio.Semaphore(args.concurrency)
+    lifecycle = Lifecycle(client, args) if args.lifecycle else None
     payments = []
     tasks = []
     lags = []
@@ -198,6 +327,8 @@ async def soak(args):
             else:
                 p["outcomes"] = [await client.submit("soak", p, 1, deadline)]
             p["done_ms"] = client.epoch_ms(time.monotonic())
+        if lifecycle:
+            await lifecycle.run(p)
 
     t0 = time.monotonic() + 0.05
     for i in range(args.keys):
@@ -214,7 +345,9 @@ async def soak(args):
         p["double"] = client.rng.random() * 100 < args.double_pct and len(client.replicas) > 1
         payments.append(p)
         tasks.append(asyncio.create_task(one(p, due)))
-    await asyncio.wait(tasks, timeout=args.duration + args.key_deadline + 30) if tasks else None
+    # A lifecycle adds at most a few keys' deadlines after the authorization's, and a late capture the validity.
+    budget = args.duration + args.key_deadline + 30 + (3 * args.key_deadline + args.validity if args.lifecycle else 0)
+    await asyncio.wait(tasks, timeout=budget) if tasks else None
     client.close()
     client.write_attempts(os.path.join(args.out, "attempts.csv"))
     with open(os.path.join(args.out, "keys.jsonl"), "w") as f:
@@ -225,6 +358,9 @@ async def soak(args):
     for p in payments:
         for o in p["outcomes"] or ["unfinished"]:
             outcomes[o] = outcomes.get(o, 0) + 1
+        for op in p.get("ops", []):
+            for o in op["outcomes"] or ["unfinished"]:
+                outcomes[op["kind"] + " " + o] = outcomes.get(op["kind"] + " " + o, 0) + 1
     lags.sort()
     print(json.dumps({"keys": len(payments), "requests": len(client.rows), "outcomes": outcomes,
                       "start_lag_p99_ms": round(lags[int(0.99 * (len(lags) - 1))] * 1000, 1) if lags else None}))
@@ -256,13 +392,34 @@ async def verify(args):
             replay = p["created"][before] if len(p["created"]) > before else None
             ids = [c["id"] for c in p["created"]]
             last_id = ids[-1] if ids else None
+            ops = []
+            for op in p.get("ops", []) if args.lifecycle else []:
+                ops.append(await verify_op(op))
             gets = {}
             if last_id:
                 for replica in client.replicas:
                     status, body = await get(replica, last_id)
                     gets[str(replica.index)] = {"status": status, "body": body}
             results.append({"key": p["key"], "reference": p["reference"], "replay_outcome": outcome,
-                            "replay": replay, "id": last_id, "gets": gets})
+                            "replay": replay, "id": last_id, "gets": gets, "ops": ops})
+
+    async def verify_op(op):
+        """A capture's or a void's replay (when it got a 201 or no definitive answer), then GET of its id."""
+        build = lambda replica: client.op_bytes(replica, op)  # noqa: E731
+        replay, outcome = None, None
+        if op["created"] or not op["rejections"]:
+            before = len(op["created"])
+            outcome = await client.send("verify", op, 0, time.monotonic() + args.key_deadline, None, build)
+            replay = op["created"][before] if len(op["created"]) > before else None
+        ids = [c["id"] for c in op["created"]]
+        gets = {}
+        if ids:
+            for replica in client.replicas:
+                status, body = await get(replica, "%s/%s/%s" % (
+                    op["authorization_id"], "captures" if op["kind"] == "capture" else "voids", ids[-1]))
+                gets[str(replica.index)] = {"status": status, "body": body}
+        return {"key": op["key"], "replay_outcome": outcome, "replay": replay, "id": ids[-1] if ids else None,
+                "gets": gets}
 
     await asyncio.gather(*(one(p) for p in payments))
     client.close()
@@ -287,6 +444,9 @@ def main():
     p.add_argument("--short-timeout-pct", type=float, default=10.0, help="%% of attempts with a 0.1-0.8 s timeout")
     p.add_argument("--key-deadline", type=float, default=90.0, help="seconds after its first send a key gives up")
     p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--lifecycle", action="store_true", help="capture or void each authorization (see above)")
+    p.add_argument("--validity", type=float, default=604800.0,
+                   help="seconds an authorization is capturable (the service's authorization.validity)")
     args = p.parse_args()
     if not args.run_id:
         args.run_id = "%x" % random.getrandbits(40)

@@ -5,9 +5,17 @@
 # the issuer must have decided each payment once and approved none twice.
 #
 #   load-tests/fault-soak/run.sh [--store redis|postgres] [--duration 240] [--keys 4000] [--concurrency 32] [--seed N]
+#                                [--lifecycle [--validity 45]]
 #
 # Writes load-tests/reports/fault-soak-<store>.md (and raw results under load-tests/results/fault-soak-*/) and exits
-# 1 when an invariant breaks, 0 when every one holds, 2 on a usage or setup error. Bounded: the fault window
+# 1 when an invariant breaks, 0 when every one holds, 2 on a usage or setup error.
+#
+# --lifecycle: each authorization is then captured or voided (client.py's plans: partial captures, captures racing
+# each other and a void, capture-void-capture, void-capture, a capture after expiresAt, none), with
+# authorization.validity set to --validity seconds (default 60; smoke 8); the report (fault-soak-lifecycle-<store>.md)
+# adds the lifecycle invariants, from the answers, GET of every authorization, capture and void, the system of record's
+# rows and the issuer simulator's ledger (GET /stats/ledger): no over-capture, no capture succeeded on a voided or
+# expired authorization, no key with two ids, at most one issuer decision per capture or void key. Bounded: the fault window
 # (--duration, default 240 s) plus start-up, the last keys' retries and the verification, about 5-6 minutes on 2 busy
 # cores. Everything runs on 127.0.0.1 on free ports, with its own store and its own simulator (never the shared
 # Redis on 6379); every process it starts is stopped by its PID when it ends, also on Ctrl+C.
@@ -42,8 +50,10 @@ KEYS=4000
 CONCURRENCY=32
 SEED=""
 MIN_DURATION=30
+LIFECYCLE=0
+VALIDITY_S=60
 if [ "$LT_SMOKE" = 1 ]; then
-  DURATION=6 KEYS=20 CONCURRENCY=4 SEED=1 MIN_DURATION=1
+  DURATION=6 KEYS=20 CONCURRENCY=4 SEED=1 MIN_DURATION=1 VALIDITY_S=8
   FAULTS=${FAULTS:-store-restart sigkill} FIRST_FAULT_S=${FIRST_FAULT_S:-1}
   FAULT_GAP_MIN_MS=${FAULT_GAP_MIN_MS:-200} FAULT_GAP_MAX_MS=${FAULT_GAP_MAX_MS:-500} KEY_DEADLINE_S=${KEY_DEADLINE_S:-30}
 fi
@@ -54,7 +64,9 @@ while [ $# -gt 0 ]; do
     --keys) KEYS=$2; shift 2 ;;
     --concurrency) CONCURRENCY=$2; shift 2 ;;
     --seed) SEED=$2; shift 2 ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    --lifecycle) LIFECYCLE=1; shift ;;
+    --validity) VALIDITY_S=$2; shift 2 ;;
+    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -67,6 +79,10 @@ esac
   || { echo "--duration: $MIN_DURATION..1800 s" >&2; exit 2; }
 [[ "$KEYS" =~ ^[0-9]+$ && "$KEYS" -ge 10 ]] || { echo "--keys: at least 10" >&2; exit 2; }
 [[ "$CONCURRENCY" =~ ^[0-9]+$ && "$CONCURRENCY" -ge 1 && "$CONCURRENCY" -le 128 ]] || { echo "--concurrency: 1..128" >&2; exit 2; }
+[[ "$VALIDITY_S" =~ ^[0-9]+$ && "$VALIDITY_S" -ge 1 && "$VALIDITY_S" -le 600 ]] || { echo "--validity: 1..600 s" >&2; exit 2; }
+VARIANT=$STORE
+CLIENT_LIFECYCLE=()
+if [ "$LIFECYCLE" = 1 ]; then VARIANT="lifecycle-$STORE"; CLIENT_LIFECYCLE=(--lifecycle --validity "$VALIDITY_S"); fi
 if [ -n "$SEED" ]; then RANDOM=$SEED; fi
 
 # The service under test. Lease floor: in-flight-lease > authorizer.timeout 2 s + the store's worst case (Redis 1.5 s:
@@ -88,6 +104,7 @@ FIRST_FAULT_S="${FIRST_FAULT_S:-8}"
 FAULT_GAP_MIN_MS="${FAULT_GAP_MIN_MS:-2000}"
 FAULT_GAP_MAX_MS="${FAULT_GAP_MAX_MS:-6000}"
 KEY_DEADLINE_S="${KEY_DEADLINE_S:-90}"
+READY_TIMEOUT_S="${READY_TIMEOUT_S:-90}"      # a (re)started replica must be ready within it, else the run fails
 DOUBLE_PCT="${DOUBLE_PCT:-20}"                # % of keys submitted twice at once, one on each replica
 SHORT_TIMEOUT_PCT="${SHORT_TIMEOUT_PCT:-10}"  # % of requests whose client gives up after 0.1-0.8 s (else 3 s)
 SERVICE_PROPS=(
@@ -101,6 +118,8 @@ SERVICE_PROPS=(
   "-Dauth.api-keys=sha256:9702b04ac8da313c8ec0784e54e26e65016c0a9c0942463b0c6fb9f354071ab8 m_123"
   -Didempotency.merchant-quota.max-records=1000000 -Didempotency.merchant-quota.max-in-flight=10000
 )
+# With --lifecycle the authorizations expire within the run (a late capture must be refused, the rest released).
+if [ "$LIFECYCLE" = 1 ]; then SERVICE_PROPS+=("-Dauthorization.validity=PT${VALIDITY_S}S"); fi
 
 lt_ensure_java
 # shellcheck source=../lib/postgres.sh
@@ -117,7 +136,7 @@ lt_ensure_jar
 JAR="$(lt_jar)"
 
 lt_output fault-soak
-RUN="$LT_RESULTS_DIR/fault-soak-$STORE-$(date +%Y%m%dT%H%M%S)"
+RUN="$LT_RESULTS_DIR/fault-soak-$VARIANT-$(date +%Y%m%dT%H%M%S)"
 mkdir -p "$RUN/metrics"
 EVENTS="$RUN/events.csv"
 echo "epoch_ms,event,target,detail" >"$EVENTS"
@@ -182,6 +201,7 @@ sleep_ms() { sleep "$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)))"; }
 # store holds, one JSON body per line (the report counts records per reference).
 
 REDIS_PORT=""
+RESOURCES_PORT=""   # the PostgreSQL that holds the authorizations (the store itself with postgres)
 store_redis_run() {
   redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no --dir "$RUN" \
     --maxmemory-policy noeviction >>"$RUN/redis.log" 2>&1 &
@@ -200,16 +220,15 @@ store_redis_start() {
   store_redis_run
   # The authorizations themselves (the resources GET reads, on any replica) live in PostgreSQL behind the Redis
   # registry, as staging and prod run: a PostgreSQL of its own, not restarted by the faults (they hit Redis).
-  local resources_port
-  resources_port=$(free_port)
+  RESOURCES_PORT=$(free_port)
   pg_lt_init "$RUN/resources-pgdata" || exit 2
-  pg_lt_run "$RUN/resources-pgdata" "$resources_port" "$RUN/resources-postgres.log" -c max_connections=50 \
+  pg_lt_run "$RUN/resources-pgdata" "$RESOURCES_PORT" "$RUN/resources-postgres.log" -c max_connections=50 \
     || { lt_log "postgres (resources) did not start; see $RUN/resources-postgres.log"; exit 1; }
   PID_OF[resources]=$PG_LT_PID
-  event store-start resources "pid=${PID_OF[resources]} port=$resources_port"
-  pg_lt_prepare "$resources_port"
+  event store-start resources "pid=${PID_OF[resources]} port=$RESOURCES_PORT"
+  pg_lt_prepare "$RESOURCES_PORT"
   local words word
-  read -r -a words <<<"$(pg_lt_url "$resources_port")"
+  read -r -a words <<<"$(pg_lt_url "$RESOURCES_PORT")"
   STORE_PROPS=(-Didempotency.store=redis -Didempotency.redis.uri="redis://127.0.0.1:$REDIS_PORT")
   for word in "${words[@]}"; do
     [[ "$word" == -Ddatabase.* ]] && STORE_PROPS+=("$word")
@@ -250,6 +269,7 @@ store_postgres_start() {
   PG_PORT=$(free_port)
   pg_lt_init "$RUN/pgdata" || exit 2
   store_postgres_run
+  RESOURCES_PORT=$PG_PORT
   pg_lt_prepare "$PG_PORT"
   read -r -a STORE_PROPS <<<"$(pg_lt_url "$PG_PORT")"
 }
@@ -285,6 +305,20 @@ store_postgres_dump_rows() { # the system of record: one JSON object per authori
     'reference', reference, 'status', status, 'decline_code', decline_code, 'amount', amount) FROM authorizations" >"$1"
 }
 
+# The lifecycle as the system of record holds it (PostgreSQL on both store variants: with redis, the resources'
+# database): every authorization row and every capture, void and expiry, one JSON object per line.
+dump_lifecycle() {
+  pg_lt_psql "$RESOURCES_PORT" -d payments -At -c "SELECT json_build_object('id', id, 'attempt_id', attempt_id, \
+    'reference', reference, 'status', status, 'state', state, 'amount', amount, 'captured_amount', captured_amount, \
+    'reserved_amount', reserved_amount, 'void_pending', void_pending, 'captures', captures, \
+    'expires_at_ms', floor(extract(epoch FROM expires_at) * 1000)) FROM authorizations" >"$RUN/lifecycle-authorizations.jsonl"
+  pg_lt_psql "$RESOURCES_PORT" -d payments -At -c "SELECT json_build_object('id', id, 'kind', kind, \
+    'authorization_id', authorization_id, 'attempt_id', attempt_id, 'amount', amount, 'status', status, \
+    'decline_code', decline_code, 'created_at_ms', floor(extract(epoch FROM created_at) * 1000), \
+    'settled_at_ms', floor(extract(epoch FROM settled_at) * 1000)) FROM authorization_operations" \
+    >"$RUN/lifecycle-operations.jsonl"
+}
+
 # ---- issuer simulator and replicas ----------------------------------------------------------------------------------
 
 start_issuer() {
@@ -317,7 +351,7 @@ start_replica() { # start_replica N: on its own ports, the same configuration ev
   event replica-start "replica-$n" "pid=${PID_OF[replica-$n]}"
 }
 wait_replica_ready() { # wait_replica_ready N: readiness 200 and the signal handlers installed
-  local n=$1 deadline=$(( $(lt_now_ms) + 90000 ))
+  local n=$1 deadline=$(( $(lt_now_ms) + READY_TIMEOUT_S * 1000 ))
   while [ "$(lt_now_ms)" -lt "$deadline" ]; do
     if grep -q 'serving business traffic' "${REPLICA_LOG[$n]}" && [ "$(curl -s -o /dev/null -w '%{http_code}' \
         --max-time 1 "http://127.0.0.1:${HEALTH_PORT[$n]}/health/ready")" = 200 ]; then
@@ -330,7 +364,7 @@ wait_replica_ready() { # wait_replica_ready N: readiness 200 and the signal hand
     fi
     sleep 0.2
   done
-  lt_log "replica $n not ready after 90 s; see ${REPLICA_LOG[$n]}"
+  lt_log "replica $n not ready after $READY_TIMEOUT_S s (READY_TIMEOUT_S); see ${REPLICA_LOG[$n]}"
   exit 1
 }
 scrape_replica() { # scrape_replica N: its counters so far (they die with it)
@@ -414,7 +448,7 @@ fi
 
 lt_log "results in $RUN"
 cat >"$RUN/params.json" <<EOF
-{"store": "$STORE", "duration_s": $DURATION, "keys": $KEYS, "concurrency": $CONCURRENCY, "seed": "${SEED}",
+{"store": "$STORE", "lifecycle": $LIFECYCLE, "validity_s": $VALIDITY_S, "duration_s": $DURATION, "keys": $KEYS, "concurrency": $CONCURRENCY, "seed": "${SEED}",
  "replicas": $REPLICAS, "lease_s": $LEASE_S, "authorizer_timeout": "$AUTHORIZER_TIMEOUT",
  "issuer_latency": "$ISSUER_LATENCY", "issuer_jitter": "$ISSUER_JITTER", "heap": "$HEAP",
  "issuer_dedup": $ISSUER_DEDUP, "reverse_after": "${REVERSE_AFTER:-PT1M}",
@@ -438,7 +472,7 @@ REPLICA_ARGS=()
 for n in $(seq 1 "$REPLICAS"); do REPLICA_ARGS+=(--replica "127.0.0.1:${BUSINESS_PORT[$n]}"); done
 "$PY" "$HERE/client.py" soak "${REPLICA_ARGS[@]}" --out "$RUN" --keys "$KEYS" --duration "$DURATION" \
   --concurrency "$CONCURRENCY" --key-deadline "$KEY_DEADLINE_S" --double-pct "$DOUBLE_PCT" \
-  --short-timeout-pct "$SHORT_TIMEOUT_PCT" ${SEED:+--seed "$SEED"} \
+  --short-timeout-pct "$SHORT_TIMEOUT_PCT" ${SEED:+--seed "$SEED"} "${CLIENT_LIFECYCLE[@]}" \
   >"$RUN/client-soak.json" 2>"$RUN/client-soak.stderr" &
 PID_OF[client]=$!
 event clients-start "" "keys=$KEYS"
@@ -454,7 +488,7 @@ curl -sf --max-time 5 "http://127.0.0.1:$ISSUER_PORT/stats" >"$RUN/issuer-stats-
 
 lt_log "verifying: a replay of every key, then GET of its id on every replica"
 "$PY" "$HERE/client.py" verify "${REPLICA_ARGS[@]}" --out "$RUN" --concurrency 16 --short-timeout-pct 0 \
-  --key-deadline 30 >"$RUN/client-verify.json" 2>"$RUN/client-verify.stderr" \
+  --key-deadline 30 "${CLIENT_LIFECYCLE[@]}" >"$RUN/client-verify.json" 2>"$RUN/client-verify.stderr" \
   || { lt_log "verification failed: $(cat "$RUN/client-verify.stderr")"; exit 1; }
 event verified
 if [ "$ISSUER_DEDUP" = 0 ]; then
@@ -476,12 +510,18 @@ for n in $(seq 1 "$REPLICAS"); do
   wait_exit "replica-$n"
   event replica-exit "replica-$n" "final status=$EXIT_STATUS"
 done
+# The issuer's ledger and the system of record once no replica runs: the expiry worker would otherwise settle an
+# expiry between the two snapshots (seen: a SUCCEEDED expiry whose void the ledger, read a moment before, lacked).
+if [ "$LIFECYCLE" = 1 ]; then
+  curl -sf --max-time 10 "http://127.0.0.1:$ISSUER_PORT/stats/ledger" >"$RUN/issuer-ledger.json"
+  dump_lifecycle
+fi
 signal_tracked TERM issuer
 wait_exit issuer
 "store_${STORE}_stop"
 echo "{\"loadavg_end\": \"$(cut -d' ' -f1-3 /proc/loadavg)\", \"ended\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\"}" >"$RUN/end.json"
 
-REPORT="$LT_REPORTS_DIR/fault-soak-$STORE$([ "$ISSUER_DEDUP" = 0 ] && echo -no-dedup).md"
+REPORT="$LT_REPORTS_DIR/fault-soak-$VARIANT$([ "$ISSUER_DEDUP" = 0 ] && echo -no-dedup).md"
 if "$PY" "$HERE/report.py" "$RUN" "$REPORT"; then
   lt_log "every invariant holds; report: $REPORT"
 else

@@ -70,7 +70,8 @@ if [ "$REDIS" = 1 ] && ! command -v redis-server >/dev/null; then
 fi
 PIN_SERVER=(taskset -c "$SERVER_CPUS")
 PIN_CLIENT=(taskset -c "$CLIENT_CPUS")
-if ! command -v taskset >/dev/null || [ "$CPUS" -lt 2 ]; then
+# Not in a smoke run: its numbers mean nothing, and one CPU for every JVM start of it would make it the slowest smoke.
+if ! command -v taskset >/dev/null || [ "$CPUS" -lt 2 ] || [ "$LT_SMOKE" = 1 ]; then
   PIN_SERVER=()
   PIN_CLIENT=()
 fi
@@ -185,10 +186,23 @@ measure() {
                          'BEGIN { printf "%.1f", (n > 0 ? t / hz * 1e6 / n : 0) }')"
 }
 
-# idle_cpu <records>: CPU ms per second of an idle product process holding that many records
+# idle_window: CPU ms per second of the idle process $PID over IDLE_WINDOW s, after IDLE_SETTLE s of quiet (past the
+# fill's leases, PT10S, and their queued expiries, so the window sees an idle process only)
+idle_window() {
+  sleep "$IDLE_SETTLE"
+  local before after
+  before=$(cpu_ticks "$PID")
+  sleep "$IDLE_WINDOW"
+  after=$(cpu_ticks "$PID")
+  awk -v t=$((after - before)) -v hz="$TICKS" -v s="$IDLE_WINDOW" 'BEGIN { printf "%.1f", t / hz * 1000 / s }'
+}
+
+# idle_cpu <records>: one product process, idle while empty, then filled to at least that many records and idle
+# again; prints two lines "<records held> <CPU ms per s>" (empty, then full)
 idle_cpu() {
-  local records=$1 label=idle-$1
-  start_product "$label" -Xmx8g
+  local records=$1
+  start_product idle -Xmx8g
+  echo "0 $(idle_window)"
   local held=0
   while [ "$held" -lt "$records" ]; do
     load load-tests/lib/post-new-keys.lua "$BUSINESS" "fill-$RANDOM" "$FILL_STEP" >/dev/null
@@ -196,23 +210,17 @@ idle_cpu() {
            | sed -n 's/^idempotency_requests_total{.*outcome="new".*} \([0-9.E]*\)$/\1/p' \
            | awk '{ printf "%d", $1 }')
   done
-  # Past the fill's leases (PT10S) and their queued expiries, so the window sees an idle process only.
-  sleep "$IDLE_SETTLE"
-  local before after
-  before=$(cpu_ticks "$PID")
-  sleep "$IDLE_WINDOW"
-  after=$(cpu_ticks "$PID")
+  echo "$held $(idle_window)"
   kill -TERM "$PID"
   wait "$PID" 2>/dev/null || true
-  echo "$held $(awk -v t=$((after - before)) -v hz="$TICKS" -v s="$IDLE_WINDOW" 'BEGIN { printf "%.1f", t / hz * 1000 / s }')"
 }
 
 field() { # field <name> <RESULT line>
   echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
 }
 
-ratio() {
-  awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'
+ratio() { # n/a when the base measured nothing (the report then shows the zero rate that failed)
+  awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "n/a" }'
 }
 
 median() {
@@ -247,10 +255,9 @@ done
 IDLE_EMPTY=""
 IDLE_FULL=""
 if [ "$SWEEPER" = 1 ]; then
-  idle_cpu 0 >"$WORK/result"
-  IDLE_EMPTY=$(cat "$WORK/result")
   idle_cpu "$RECORDS" >"$WORK/result"
-  IDLE_FULL=$(cat "$WORK/result")
+  IDLE_EMPTY=$(sed -n 1p "$WORK/result")
+  IDLE_FULL=$(sed -n 2p "$WORK/result")
 fi
 
 HOT=""
@@ -279,7 +286,7 @@ REPORT=$LT_REPORTS_DIR/post-path-$(date -u +%Y%m%dT%H%M%SZ).md
   [ "$LT_SMOKE" = 0 ] || { echo "**Smoke run (SMOKE=1): proves the benchmark runs; its numbers mean nothing.**"; echo; }
   echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) by \`load-tests/post-path/run.sh\` on one machine: $CPUS cores,"
   echo "$("$JAVA" -version 2>&1 | head -1)${REDIS:+, $([ "$REDIS" = 1 ] && redis-server --version | cut -d' ' -f1-3)}."
-  echo "Server pinned to CPU(s) \`$SERVER_CPUS\`, wrk (and redis-server) to \`$CLIENT_CPUS\`$([ ${#PIN_SERVER[@]} = 0 ] && echo ' (not pinned: no taskset or one CPU)')."
+  echo "Server pinned to CPU(s) \`$SERVER_CPUS\`, wrk (and redis-server) to \`$CLIENT_CPUS\`$([ ${#PIN_SERVER[@]} = 0 ] && echo ' (not pinned: no taskset, one CPU, or a smoke run)')."
   echo "wrk: $THREADS thread(s), $CONNECTIONS connections, $WARMUP warm-up then $DURATION measured per run, $ROUNDS"
   echo "interleaved rounds, a fresh JVM per run (options: ${JVM_OPTS[*]}). Product: every POST a new Idempotency-Key (claim, rule-based"
   echo "authorizer, decision recorded, key completed), test card 4111111111111111. \`cpu us/req\` = the server"
@@ -302,9 +309,9 @@ REPORT=$LT_REPORTS_DIR/post-path-$(date -u +%Y%m%dT%H%M%SZ).md
     echo
     echo "## Sweeper: idle CPU of the in-memory store"
     echo
-    echo "Product process (pinned like above) filled with new keys by wrk, then left idle $IDLE_SETTLE s (past the fill's"
-    echo "leases), then its CPU time over ${IDLE_WINDOW} s (user + system, /proc, ${TICKS} Hz ticks). The retention"
-    echo "sweeper runs every second throughout."
+    echo "One product process (pinned like above): left idle $IDLE_SETTLE s after it started, its CPU time over"
+    echo "${IDLE_WINDOW} s (user + system, /proc, ${TICKS} Hz ticks); then filled with new keys by wrk, left idle"
+    echo "$IDLE_SETTLE s (past the fill's leases) and measured again. The retention sweeper runs every second throughout."
     echo
     echo "| records held | idle CPU ms/s |"
     echo "|---|---|"

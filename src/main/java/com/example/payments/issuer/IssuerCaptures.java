@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The simulated issuer's side of captures and voids: what it approved under each authorization attempt id, how much
@@ -13,7 +14,8 @@ import java.util.Map;
  * of an attempt id with its first answer (counted once).
  *
  * <p>Bounded like the ledger: at most {@code maxEntries} authorizations and as many operation answers, the oldest
- * forgotten first.
+ * forgotten first (counted as evictions). {@link #ledger()} shows all of it, for soaks that check the service's
+ * captures against the acquirer's own view.
  */
 final class IssuerCaptures {
 
@@ -28,10 +30,54 @@ final class IssuerCaptures {
         }
     }
 
+    /** The first answer to one capture or void attempt id, and what it was about. */
+    private record Answered(SimulatedIssuer.Decided decided, String kind, String authorizationAttemptId, long amount,
+                            long sequence) {
+    }
+
+    /**
+     * How one approved authorization stands at the issuer.
+     *
+     * @param amount   approved minor units
+     * @param captured minor units captured (approved captures only)
+     * @param voided   whether a void was approved
+     */
+    record HeldView(long amount, long captured, boolean voided) {
+    }
+
+    /**
+     * The issuer's first (and only) decision on one capture or void attempt id.
+     *
+     * @param kind                   {@code capture} or {@code void}
+     * @param authorizationAttemptId the authorization's attempt id
+     * @param amount                 minor units asked for (0 for a void)
+     * @param status                 {@code APPROVED} or {@code DECLINED}
+     * @param declineCode            when declined
+     * @param sequence               the order of the fresh decisions, from 1
+     * @param decidedAt              ISO-8601 UTC, millisecond precision
+     */
+    record OperationView(String kind, String authorizationAttemptId, long amount, String status, String declineCode,
+                         long sequence, String decidedAt) {
+    }
+
+    /**
+     * Everything the issuer remembers about captures and voids.
+     *
+     * @param freshDecisions capture and void decisions made (an attempt id decided again after it was forgotten
+     *                       counts twice)
+     * @param evictions      authorizations and answers forgotten because a map was full
+     * @param authorizations by authorization attempt id
+     * @param operations     by capture or void attempt id
+     */
+    record Ledger(long freshDecisions, long evictions, Map<String, HeldView> authorizations,
+                  Map<String, OperationView> operations) {
+    }
+
     private final Map<String, Held> authorizations;
-    private final Map<String, SimulatedIssuer.Decided> answers;
+    private final Map<String, Answered> answers;
     private final Clock clock;
     private long fresh;
+    private long evictions;
 
     IssuerCaptures(int maxEntries, Clock clock) {
         this.clock = clock;
@@ -59,9 +105,9 @@ final class IssuerCaptures {
      * @return the answer, the first one again for a known attempt id
      */
     synchronized SimulatedIssuer.Decided capture(String attemptId, String authorizationAttemptId, long amount) {
-        SimulatedIssuer.Decided known = answers.get(attemptId);
+        Answered known = answers.get(attemptId);
         if (known != null) {
-            return new SimulatedIssuer.Decided(known.decision(), known.decidedAt(), true);
+            return new SimulatedIssuer.Decided(known.decided().decision(), known.decided().decidedAt(), true);
         }
         Held held = authorizations.get(authorizationAttemptId);
         String declined = held == null ? "unknown_authorization" : held.voided ? "voided"
@@ -69,7 +115,7 @@ final class IssuerCaptures {
         if (declined == null) {
             held.captured += amount;
         }
-        return answer(attemptId, declined);
+        return answer(attemptId, declined, "capture", authorizationAttemptId, amount);
     }
 
     /**
@@ -81,16 +127,16 @@ final class IssuerCaptures {
      * @return the answer, the first one again for a known attempt id
      */
     synchronized SimulatedIssuer.Decided voidRemainder(String attemptId, String authorizationAttemptId) {
-        SimulatedIssuer.Decided known = answers.get(attemptId);
+        Answered known = answers.get(attemptId);
         if (known != null) {
-            return new SimulatedIssuer.Decided(known.decision(), known.decidedAt(), true);
+            return new SimulatedIssuer.Decided(known.decided().decision(), known.decided().decidedAt(), true);
         }
         Held held = authorizations.get(authorizationAttemptId);
         String declined = held == null ? "unknown_authorization" : held.voided ? "voided" : null;
         if (declined == null) {
             held.voided = true;
         }
-        return answer(attemptId, declined);
+        return answer(attemptId, declined, "void", authorizationAttemptId, 0);
     }
 
     /**
@@ -102,20 +148,40 @@ final class IssuerCaptures {
         return fresh;
     }
 
-    private SimulatedIssuer.Decided answer(String attemptId, String declineCode) {
+    /**
+     * A snapshot of every authorization and every capture or void answer remembered now.
+     *
+     * @return the ledger, sorted by attempt id
+     */
+    synchronized Ledger ledger() {
+        Map<String, HeldView> held = new TreeMap<>();
+        authorizations.forEach((id, h) -> held.put(id, new HeldView(h.amount, h.captured, h.voided)));
+        Map<String, OperationView> operations = new TreeMap<>();
+        answers.forEach((id, a) -> operations.put(id, new OperationView(a.kind(), a.authorizationAttemptId(),
+                a.amount(), a.decided().decision().approved() ? "APPROVED" : "DECLINED",
+                a.decided().decision().declineCode(), a.sequence(), a.decided().decidedAt().toString())));
+        return new Ledger(fresh, evictions, held, operations);
+    }
+
+    private SimulatedIssuer.Decided answer(String attemptId, String declineCode, String kind,
+                                           String authorizationAttemptId, long amount) {
         fresh++;
         SimulatedIssuer.Decided answer = new SimulatedIssuer.Decided(declineCode == null
                 ? new IssuerRules.Decision(true, null) : new IssuerRules.Decision(false, declineCode),
                 Instant.now(clock).truncatedTo(ChronoUnit.MILLIS), false);
-        answers.put(attemptId, answer);
+        answers.put(attemptId, new Answered(answer, kind, authorizationAttemptId, amount, fresh));
         return answer;
     }
 
-    private static <V> Map<String, V> bounded(int max) {
+    private <V> Map<String, V> bounded(int max) {
         return new LinkedHashMap<>() {
             @Override
             protected boolean removeEldestEntry(Map.Entry<String, V> eldest) {
-                return size() > max;
+                boolean full = size() > max;
+                if (full) {
+                    evictions++;
+                }
+                return full;
             }
         };
     }

@@ -36,7 +36,10 @@ import io.helidon.webserver.http.ServerResponse;
  *     {@code voided} or {@code unknown_authorization} by the issuer itself; the first answer again for a known attempt
  *     id, with {@code Idempotent-Replayed: true}.</li>
  *     <li>{@code GET /stats}: 200 {@link IssuerStats} as JSON; {@code GET /stats/operations}: 200
- *     {@code {"freshDecisions"}}, the captures and voids decided (each attempt id once).</li>
+ *     {@code {"freshDecisions"}}, the captures and voids decided (each attempt id once); {@code GET /stats/ledger}:
+ *     200 {@code {"freshDecisions","evictions","authorizations":{attemptId:{"amount","captured","voided"}},
+ *     "operations":{attemptId:{"kind","authorizationAttemptId","amount","status","declineCode","sequence",
+ *     "decidedAt"}}}}, every capture and void decision, what the fault soak checks the service against.</li>
  * </ul>
  * Card numbers and CVCs are never logged nor echoed.
  */
@@ -76,7 +79,10 @@ final class IssuerSimulatorService implements HttpService {
                 .get("/stats", this::stats)
                 .get("/stats/operations", (req, res) -> res.header(HeaderValues.CONTENT_TYPE_JSON)
                         .header(HeaderNames.CACHE_CONTROL, "no-store")
-                        .send("{\"freshDecisions\":" + issuer.freshOperationDecisions() + "}"));
+                        .send("{\"freshDecisions\":" + issuer.freshOperationDecisions() + "}"))
+                .get("/stats/ledger", (req, res) -> res.header(HeaderValues.CONTENT_TYPE_JSON)
+                        .header(HeaderNames.CACHE_CONTROL, "no-store")
+                        .send(Json.bytes(issuer.operationLedger())));
     }
 
     // A capture ({"amount":{"value","currency"}}) or a void (no body, or {}) of the authorization approved under the

@@ -206,6 +206,15 @@ public final class SimulatedIssuer {
     }
 
     /**
+     * Every capture and void decision and every approved authorization's captured amount, as the issuer sees them.
+     *
+     * @return a snapshot
+     */
+    IssuerCaptures.Ledger operationLedger() {
+        return captures.ledger();
+    }
+
+    /**
      * The counters.
      *
      * @return a snapshot

@@ -139,6 +139,26 @@ class ContainerImageIT {
 
     @Test
     @Order(1)
+    void theImageIsLabelledWithItsLicenseVersionAndTheCommitItWasBuiltFrom() throws Exception {
+        JsonNode labels = image.config().path("Labels");
+        Path root = Path.of("").toAbsolutePath();
+        java.util.regex.Matcher version = Pattern.compile("(?m)^    <version>(.+)</version>$")
+                .matcher(Files.readString(root.resolve("pom.xml")));
+        assertThat("the pom has a project version", version.find(), is(true));
+        Process git = new ProcessBuilder("git", "-C", root.toString(), "rev-parse", "HEAD")
+                .redirectErrorStream(true).start();
+        String head = new String(git.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        String revision = git.waitFor() == 0 && head.matches("[0-9a-f]{40}") ? head : "unknown";
+
+        assertThat(labels.path("org.opencontainers.image.licenses").asText(), is("Apache-2.0"));
+        assertThat(labels.path("org.opencontainers.image.version").asText(), is(version.group(1)));
+        assertThat(labels.path("org.opencontainers.image.revision").asText(), is(revision));
+        assertThat(labels.path("org.opencontainers.image.source").asText(),
+                   anyOf(is("unknown"), startsWith("https://"), startsWith("git@")));
+    }
+
+    @Test
+    @Order(1)
     void configRunsTheJavaEntrypointAsUid10001InAppWithBothPortsExposed() {
         JsonNode config = image.config();
 

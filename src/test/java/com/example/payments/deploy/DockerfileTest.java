@@ -64,6 +64,24 @@ class DockerfileTest {
     }
 
     @Test
+    void runtimeCarriesTheOciLabelsAfterItsLastRunSoARevisionDoesNotRebuildTheLayers() {
+        List<String> runtime = stage(instructions("FROM").size() - 1);
+        String labels = runtime.stream().filter(l -> l.startsWith("LABEL ")).findFirst().orElseThrow();
+        for (String key : List.of("source", "version", "revision", "licenses")) {
+            assertTrue(labels.contains("org.opencontainers.image." + key + "="), () -> "no OCI label " + key);
+        }
+        assertTrue(labels.contains("org.opencontainers.image.licenses=\"Apache-2.0\""), labels);
+        int lastRun = 0;
+        for (int i = 0; i < runtime.size(); i++) {
+            if (runtime.get(i).startsWith("RUN ")) {
+                lastRun = i;
+            }
+        }
+        assertTrue(indexOf(runtime, "ARG REVISION") > lastRun,
+                   "a build argument is part of every later RUN's cache key: declare REVISION after the last RUN");
+    }
+
+    @Test
     void entrypointIsExecFormJavaWithoutAShell() {
         List<String> entrypoints = instructions("ENTRYPOINT");
         assertEquals(1, entrypoints.size());

@@ -39,4 +39,22 @@ class IssuerCapturesTest {
         assertThat(issuer.capture("att_c", "att_b", 1).decision().declineCode(), is("voided"));
         assertThat(issuer.capture("att_d", "att_unknown", 1).decision().declineCode(), is("unknown_authorization"));
     }
+
+    @Test
+    void theLedgerShowsEachAuthorizationsCapturesAndEachOperationsOnlyDecision() throws InterruptedException {
+        approve("att_l", 1000);
+        issuer.capture("att_l1", "att_l", 300);
+        issuer.capture("att_l1", "att_l", 300);
+        issuer.capture("att_l2", "att_l", 800);
+        issuer.voidRemainder("att_lv", "att_l");
+        IssuerCaptures.Ledger ledger = issuer.operationLedger();
+        assertThat(ledger.authorizations().get("att_l"), is(new IssuerCaptures.HeldView(1000, 300, true)));
+        assertThat(ledger.operations().get("att_l1").status(), is("APPROVED"));
+        assertThat(ledger.operations().get("att_l1").sequence(), is(1L));
+        assertThat(ledger.operations().get("att_l2").declineCode(), is("over_capture"));
+        assertThat(ledger.operations().get("att_lv").kind(), is("void"));
+        assertThat(ledger.operations().get("att_lv").sequence(), is(3L));
+        assertThat(ledger.freshDecisions(), is(3L));
+        assertThat(ledger.evictions(), is(0L));
+    }
 }
