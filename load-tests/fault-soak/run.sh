@@ -97,7 +97,8 @@ AUTHORIZER_TIMEOUT=PT2S
 ISSUER_LATENCY="${ISSUER_LATENCY:-PT0.2S}"    # each issuer call takes 0.2 s + uniform 0..0.6 s: work for faults to hit
 ISSUER_JITTER="${ISSUER_JITTER:-PT0.6S}"
 ISSUER_DEDUP="${ISSUER_DEDUP:-1}"
-if [ "$ISSUER_DEDUP" = 0 ]; then REVERSE_AFTER="${REVERSE_AFTER:-PT5S}"; fi
+ISSUER_DEDUPLICATES=true
+if [ "$ISSUER_DEDUP" = 0 ]; then REVERSE_AFTER="${REVERSE_AFTER:-PT5S}"; ISSUER_DEDUPLICATES=false; fi
 REVERSE_AFTER="${REVERSE_AFTER:-}"
 HEAP="${HEAP:-384m}"
 FIRST_FAULT_S="${FIRST_FAULT_S:-8}"
@@ -324,8 +325,8 @@ dump_lifecycle() {
 start_issuer() {
   # shellcheck disable=SC2086  # LT_SMOKE_JVM_OPTS: words on purpose
   "$JAVA_HOME/bin/java" $LT_SMOKE_JVM_OPTS -Xmx256m -Dissuer.port=0 -Dissuer.simulated-latency="$ISSUER_LATENCY" \
-    -Dissuer.simulated-latency-jitter="$ISSUER_JITTER" -Dissuer.deduplicate-attempts="$([ "$ISSUER_DEDUP" = 0 ] \
-    && echo false || echo true)" -cp "$JAR" com.example.payments.issuer.IssuerSimulator \
+    -Dissuer.simulated-latency-jitter="$ISSUER_JITTER" -Dissuer.deduplicate-attempts="$ISSUER_DEDUPLICATES" \
+    -cp "$JAR" com.example.payments.issuer.IssuerSimulator \
     >"$RUN/issuer.log" 2>&1 &
   PID_OF[issuer]=$!
   local _
@@ -521,7 +522,8 @@ wait_exit issuer
 "store_${STORE}_stop"
 echo "{\"loadavg_end\": \"$(cut -d' ' -f1-3 /proc/loadavg)\", \"ended\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\"}" >"$RUN/end.json"
 
-REPORT="$LT_REPORTS_DIR/fault-soak-$VARIANT$([ "$ISSUER_DEDUP" = 0 ] && echo -no-dedup).md"
+if [ "$ISSUER_DEDUP" = 0 ]; then VARIANT="$VARIANT-no-dedup"; fi
+REPORT="$LT_REPORTS_DIR/fault-soak-$VARIANT.md"
 if "$PY" "$HERE/report.py" "$RUN" "$REPORT"; then
   lt_log "every invariant holds; report: $REPORT"
 else
