@@ -19,7 +19,12 @@ COPY src ./src
 # Tests run in CI (they need kubectl, promtool and child JVMs), not in the image build; their sources are not even in
 # the build context (.dockerignore), so editing a test does not rebuild the image.
 # The jar's name lives in the pom only: the build writes it to target/jar.properties, and the image calls it app.jar.
-RUN mvn -B -q package -DskipTests \
+# The git commit of the sources, for the app_build_info gauge (12 hex digits, as the pom's git plugin gives it): the
+# build context has no .git (.dockerignore), so the plugin cannot read it here. scripts/build-image.sh passes it
+# (--build-arg REVISION=<commit>). Declared here, after the dependency layer: a build argument is part of the cache
+# key of every RUN after it.
+ARG REVISION=unknown
+RUN mvn -B -q package -DskipTests -Dgit.commit.id.abbrev="$(printf %.12s "$REVISION")" \
     && . target/jar.properties \
     && mv "target/$jar" target/app.jar
 

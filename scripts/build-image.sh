@@ -145,7 +145,8 @@ if ! $real_bases && [[ -n "$maven_dir" && -d "$maven_dir" ]]; then
     volumes=(--volume "$maven_dir:/mnt")
 fi
 
-# The OCI labels: the pom's version, the commit and where it came from (unknown outside a git checkout).
+# The OCI labels and the app_build_info gauge (the build context has no .git): the pom's version, the commit and where
+# it came from (unknown outside a git checkout).
 version="$(sed -n 's|^    <version>\(.*\)</version>$|\1|p' "$ROOT/pom.xml" | head -1)"
 revision="$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)"
 source_url="$(git -C "$ROOT" config --get remote.origin.url 2>/dev/null || true)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The POST path at the framework's pace: product POST /v1/authorizations (in-memory and redis) against a bare Helidon
-# app that reads the body and answers a fixed 201 (bare POST) and its GET /ping (bare GET), measured in ONE run, in
+# The POST path at the framework's pace: product POST /v1/authorizations (in-memory, and redis in front of its
+# PostgreSQL) against a bare Helidon app that reads the body and answers a fixed 201 (bare POST) and its GET /ping (bare GET), measured in ONE run, in
 # interleaved rounds, the server pinned to its own CPU(s) and wrk to others (taskset). Then the in-memory store's idle
 # CPU (process CPU time over IDLE_WINDOW s) empty and holding RECORDS records, and a JFR profile of one extra product
 # run. Writes load-tests/reports/post-path-<UTC time>.md.
@@ -10,7 +10,9 @@
 # load-tests/post-path/bare/BarePost.java against the product's own target/libs (same Helidon, same JVM).
 # Load goes to 127.0.0.1 only; every process the script starts is stopped by its PID when it ends.
 #
-# Needs: JAVA_HOME (JDK 21+), wrk, redis-server, curl; installs wrk with apt-get when run as root, else says how.
+# Needs: JAVA_HOME (JDK 21+), wrk, redis-server and PostgreSQL 15+ server binaries (the redis contender: Redis is
+# the registry in front of a private PostgreSQL, the system of record), curl; installs wrk with apt-get when run as
+# root, else says how.
 # Knobs: ROUNDS (3), DURATION (15s), WARMUP (30s: pinned to one CPU, C2 takes ~20 s to compile the product's hot
 #        path), CONNECTIONS (32), THREADS (1), SERVER_CPUS (0), CLIENT_CPUS (the others), REDIS (1),
 #        NO_ACCESS_LOG (1: also the product with access-log.enabled=false), SWEEPER (1), RECORDS (1000000),
@@ -52,6 +54,8 @@ JAVAC=${JAVA_HOME:+$JAVA_HOME/bin/}javac
 JFR=${JAVA_HOME:+$JAVA_HOME/bin/}jfr
 # shellcheck source=../lib/lib.sh
 source load-tests/lib/lib.sh
+# shellcheck source=../lib/postgres.sh
+source load-tests/lib/postgres.sh
 # The jar the pom names (target/jar.properties), built first when missing.
 lt_ensure_jar
 JAR="$(lt_jar)"
@@ -68,6 +72,7 @@ done
 if [ "$REDIS" = 1 ] && ! command -v redis-server >/dev/null; then
   echo "missing: redis-server (apt-get install -y redis-server), or REDIS=0" >&2; exit 2
 fi
+if [ "$REDIS" = 1 ]; then pg_lt_bin >/dev/null || { echo "or REDIS=0" >&2; exit 2; }; fi
 PIN_SERVER=(taskset -c "$SERVER_CPUS")
 PIN_CLIENT=(taskset -c "$CLIENT_CPUS")
 # Not in a smoke run: its numbers mean nothing, and one CPU for every JVM start of it would make it the slowest smoke.
@@ -110,6 +115,19 @@ start_redis() { # sets REDIS_PID and REDIS_PORT; the client's CPUs: the service'
     sleep 0.1
   done
   echo "redis-server did not start" >&2; cat "$WORK/redis.log" >&2; exit 1
+}
+
+# start_resources: the PostgreSQL system of record behind the Redis registry (required with redis); sets
+# RESOURCES_PID and RESOURCES_PORT. On the client's CPUs too (its backends inherit the postmaster's affinity).
+start_resources() {
+  RESOURCES_PORT=$(free_port)
+  rm -rf "$WORK/resources"
+  pg_lt_init "$WORK/resources" >&2 || exit 1
+  pg_lt_run "$WORK/resources" "$RESOURCES_PORT" "$WORK/resources.log" >&2 || exit 1
+  RESOURCES_PID=$PG_LT_PID
+  PIDS+=("$RESOURCES_PID")
+  [ ${#PIN_CLIENT[@]} = 0 ] || taskset -a -p -c "$CLIENT_CPUS" "$RESOURCES_PID" >/dev/null
+  pg_lt_prepare "$RESOURCES_PORT" >&2 || exit 1
 }
 
 # start_product <label> [-Dkey=value...]: sets PID, BUSINESS, HEALTH once readiness answers 200
@@ -160,14 +178,19 @@ load() {
 
 # measure <contender> <label>: prints the RESULT line plus cpu_us (server CPU per request, microseconds)
 measure() {
-  local contender=$1 label=$2 script=load-tests/lib/post-new-keys.lua path=/ redis_pid=""
+  local contender=$1 label=$2 script=load-tests/lib/post-new-keys.lua path=/ redis_pid="" resources_pid=""
   case $contender in
   product) start_product "$label" ;;
   product-no-access-log) start_product "$label" -Daccess-log.enabled=false ;;
   redis)
     start_redis
     redis_pid=$REDIS_PID
-    start_product "$label" -Didempotency.store=redis -Didempotency.fingerprint-secret=load-test-fingerprint-secret \
+    start_resources
+    resources_pid=$RESOURCES_PID
+    # pg_lt_url's -Didempotency.store=postgres comes first, the redis store after it wins.
+    # shellcheck disable=SC2046
+    start_product "$label" $(pg_lt_url "$RESOURCES_PORT") -Didempotency.store=redis \
+        -Didempotency.fingerprint-secret=load-test-fingerprint-secret \
         -Didempotency.redis.uri="redis://127.0.0.1:$REDIS_PORT" ;;
   bare-post) start_bare "$label" ;;
   bare-get) start_bare "$label"; script=$HERE/get-ping.lua; path=/ping ;;
@@ -180,6 +203,7 @@ measure() {
   kill -TERM "$PID"
   wait "$PID" 2>/dev/null || true
   [ -z "$redis_pid" ] || kill "$redis_pid" 2>/dev/null || true
+  if [ -n "$resources_pid" ]; then kill "$resources_pid" 2>/dev/null || true; wait "$resources_pid" 2>/dev/null || true; fi
   local requests
   requests=$(field requests "$result")
   echo "$result cpu_us=$(awk -v t=$((after - before)) -v hz="$TICKS" -v n="$requests" \
@@ -286,7 +310,7 @@ REPORT=$LT_REPORTS_DIR/post-path-$(date -u +%Y%m%dT%H%M%SZ).md
   [ "$LT_SMOKE" = 0 ] || { echo "**Smoke run (SMOKE=1): proves the benchmark runs; its numbers mean nothing.**"; echo; }
   echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) by \`load-tests/post-path/run.sh\` on one machine: $CPUS cores,"
   echo "$("$JAVA" -version 2>&1 | head -1)${REDIS:+, $([ "$REDIS" = 1 ] && redis-server --version | cut -d' ' -f1-3)}."
-  echo "Server pinned to CPU(s) \`$SERVER_CPUS\`, wrk (and redis-server) to \`$CLIENT_CPUS\`$([ ${#PIN_SERVER[@]} = 0 ] && echo ' (not pinned: no taskset, one CPU, or a smoke run)')."
+  echo "Server pinned to CPU(s) \`$SERVER_CPUS\`, wrk (and redis-server with its PostgreSQL, the system of record behind it) to \`$CLIENT_CPUS\`$([ ${#PIN_SERVER[@]} = 0 ] && echo ' (not pinned: no taskset, one CPU, or a smoke run)')."
   echo "wrk: $THREADS thread(s), $CONNECTIONS connections, $WARMUP warm-up then $DURATION measured per run, $ROUNDS"
   echo "interleaved rounds, a fresh JVM per run (options: ${JVM_OPTS[*]}). Product: every POST a new Idempotency-Key (claim, rule-based"
   echo "authorizer, decision recorded, key completed), test card 4111111111111111. \`cpu us/req\` = the server"

@@ -8,15 +8,16 @@
 # and, when listed in BACKENDS, postgres-async-commit: synchronous_commit off, a diagnostic that shows how much of
 # postgres's cost is the WAL flush of each COMMIT (never for production: a crash loses the last acknowledged commits).
 # Every redis and postgres run gets a fresh private server (and replica or standby) on free loopback ports, stopped
-# after the run: redis-server without persistence; PostgreSQL from initdb with its durable defaults (fsync on,
-# synchronous_commit on), never the shared 5432. Each run: start, wait for readiness, warm up (WARMUP), measure
+# after the run (a redis run also a PostgreSQL of its own: the system of record behind the registry, which every
+# authorization is written to): redis-server without persistence; PostgreSQL from initdb with its durable defaults
+# (fsync on, synchronous_commit on), never the shared 5432. Each run: start, wait for readiness, warm up (WARMUP), measure
 # (DURATION) with wrk, SIGTERM. Rounds interleave the backends so that other load on the machine skews them alike;
 # the report gives each round and the median of the per-round ratios. Writes
 # load-tests/reports/store-throughput-<UTC time>.md. Load goes to 127.0.0.1 only; everything the script starts is
 # stopped when it ends.
 #
-# Needs: JAVA_HOME (JDK 21+), wrk, curl, redis-server (redis runs), PostgreSQL 15+ server binaries (postgres runs;
-# Debian: apt-get install -y wrk curl redis-server postgresql).
+# Needs: JAVA_HOME (JDK 21+), wrk, curl, redis-server (redis runs), PostgreSQL 15+ server binaries (redis and
+# postgres runs; Debian: apt-get install -y wrk curl redis-server postgresql).
 # Knobs: BACKENDS ("in-memory redis redis-ack1 postgres postgres-sync"), ROUNDS (3), DURATION (15s), WARMUP (5s),
 # CONNECTIONS (32), THREADS (1). SMOKE=1: in-memory, redis-ack1 (redis's code plus the replica) and postgres
 # once each (postgres-sync's standby costs more than CI's budget for a smoke), 1 s warm-up (a cold JDBC path on a
@@ -49,7 +50,8 @@ case " $BACKENDS " in *" redis"*) needed+=(redis-server) ;; esac
 for tool in "${needed[@]}"; do
   command -v "$tool" >/dev/null || { echo "missing: $tool (apt-get install -y wrk curl redis-server postgresql; JAVA_HOME=JDK 21+)" >&2; exit 2; }
 done
-case " $BACKENDS " in *" postgres"*) pg_lt_bin >/dev/null || exit 2 ;; esac
+# Every backend but in-memory needs PostgreSQL: redis is a registry in front of the system of record.
+case " $BACKENDS " in *" postgres"*|*" redis"*) pg_lt_bin >/dev/null || exit 2 ;; esac
 for backend in $BACKENDS; do
   case "$backend" in in-memory|redis|redis-ack1|postgres|postgres-sync|postgres-async-commit) ;;
     *) echo "BACKENDS: unknown backend '$backend' (in-memory redis redis-ack1 postgres postgres-sync" \
@@ -139,7 +141,14 @@ measure() {
 measure_redis() { # measure_redis <label> <replicas: 0|1> [-Dkey=value...]
   local label=$1 replicas=$2
   shift 2
-  local primary_port replica_pid="" primary_pid
+  local primary_port replica_pid="" primary_pid resources_port resources_pid
+  # The authorizations live in PostgreSQL behind the Redis registry (required with redis): a private one of its own.
+  resources_port=$(free_port)
+  pg_lt_init "$WORK/$label-resources" >&2 || exit 1
+  pg_lt_run "$WORK/$label-resources" "$resources_port" "$WORK/$label-resources.log" >&2 || exit 1
+  resources_pid=$PG_LT_PID
+  PIDS+=("$resources_pid")
+  pg_lt_prepare "$resources_port" >&2 || exit 1
   start_redis "$label-primary"
   primary_pid=$REDIS_PID
   primary_port=$REDIS_PORT
@@ -148,8 +157,13 @@ measure_redis() { # measure_redis <label> <replicas: 0|1> [-Dkey=value...]
     replica_pid=$REDIS_PID
     sleep 2 # first sync, then the replica's first acknowledgement (it comes with its once-a-second cron)
   fi
-  measure "$label" -Didempotency.store=redis -Didempotency.redis.uri="redis://127.0.0.1:$primary_port" "$@"
-  kill "$primary_pid" ${replica_pid:+"$replica_pid"} 2>/dev/null || true
+  # pg_lt_url's -Didempotency.store=postgres comes first, the redis store after it wins.
+  # shellcheck disable=SC2046
+  measure "$label" $(pg_lt_url "$resources_port") -Didempotency.store=redis \
+      -Didempotency.redis.uri="redis://127.0.0.1:$primary_port" "$@"
+  kill "$primary_pid" ${replica_pid:+"$replica_pid"} "$resources_pid" 2>/dev/null || true
+  wait "$resources_pid" 2>/dev/null || true
+  rm -rf "$WORK/$label-resources"
 }
 
 measure_postgres() { # measure_postgres <label> <standbys: 0|1> <synchronous_commit> [-Dkey=value...]
@@ -245,7 +259,8 @@ REPORT=$LT_REPORTS_DIR/store-throughput-$(date -u +%Y%m%dT%H%M%SZ).md
   echo "Service, stores and wrk share those cores. wrk: $THREADS thread(s), $CONNECTIONS connections, $WARMUP warm-up,"
   echo "then $DURATION measured, $ROUNDS rounds; every request a new Idempotency-Key (a full authorization: claim,"
   echo "authorizer, authorization saved, response stored), test card 4111111111111111. PostgreSQL runs with its durable"
-  echo "defaults (fsync on, synchronous_commit on), database.pool-size 10; Redis without persistence."
+  echo "defaults (fsync on, synchronous_commit on), database.pool-size 10; Redis without persistence, in front of a"
+  echo "PostgreSQL of its own that holds the authorizations (required with idempotency.store redis)."
   echo "Load average (1/5/15 min) before: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg); whatever else ran"
   echo "on the machine meanwhile shows there."
   echo

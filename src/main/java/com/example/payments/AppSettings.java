@@ -179,6 +179,14 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
                     + "(" + store + ") = " + floor + ", so that the lease outlasts the issuer call and the recording "
                     + "of its decision even when no renewal gets through");
         }
+        // The simulated issuer must still know an authorization when it is captured, voided or expired.
+        Duration ledger = settings.authorizer().ruleBased().ledgerRetention();
+        Duration validity = settings.lifecycle().validity();
+        if (settings.authorizer().type() == AuthorizerSettings.Type.RULE_BASED && ledger.compareTo(validity) < 0) {
+            throw new ConfigurationException("authorizer.ledger-retention", "'" + ledger + "' is not allowed with "
+                    + "authorization.validity " + validity + "; allowed: a duration >= authorization.validity, so "
+                    + "that the simulated issuer still knows an authorization when it is captured, voided or expired");
+        }
         checkMerchantShare(settings.idempotency());
         checkFingerprintSecret(settings);
         EnvironmentRules.check(settings);

@@ -1,7 +1,6 @@
 package com.example.payments;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,9 +38,9 @@ import io.helidon.metrics.api.MeterRegistry;
  * retention sweep (in-memory and postgres: Redis expires records itself, so no sweeper runs and liveness watches no
  * sweeper heartbeat), and the resources the shutdown sequence closes.
  *
- * <p>Resources live in PostgreSQL whenever a database is configured: with {@code idempotency.store: postgres}, and
- * with {@code redis} in front of it (the registry in Redis, the system of record in PostgreSQL). Without one (the
- * embedded defaults, or redis on a laptop) they live in this process's memory, bounded by
+ * <p>Resources live in PostgreSQL with {@code idempotency.store: postgres}, and with {@code redis} in front of it (the
+ * registry in Redis, the system of record in PostgreSQL: {@code database.*} is required with both, in every
+ * environment). With {@code in-memory} (the embedded defaults) they live in this process's memory, bounded by
  * {@code authorization.in-memory.max-resources}; staging and prod refuse that.
  *
  * @param idempotency     keys and decisions
@@ -88,7 +87,7 @@ record Backends(IdempotencyStore idempotency, AuthorizationStore authorizations,
             return postgres(database.orElseThrow(), checkTimeout);
         }
         return settings.redis()
-                .map(redis -> redis(redis, database, lifecycle, checkTimeout))
+                .map(redis -> redis(redis, database.orElseThrow(), checkTimeout))
                 .orElseGet(() -> inMemory(settings, lifecycle));
     }
 
@@ -112,23 +111,15 @@ record Backends(IdempotencyStore idempotency, AuthorizationStore authorizations,
                             Optional.of(sweep), Map.of("idempotency-store", store));
     }
 
-    private static Backends redis(IdempotencySettings.RedisSettings redis, Optional<Database> database,
-                                  AuthorizationSettings lifecycle, Duration checkTimeout) {
+    private static Backends redis(IdempotencySettings.RedisSettings redis, Database database, Duration checkTimeout) {
         RedisConnection connection = RedisConnection.create(redis);
-        List<HealthCheck> checks = new ArrayList<>(List.of(RedisReadinessCheck.create(connection, checkTimeout)));
-        Map<String, AutoCloseable> resources = new LinkedHashMap<>(Map.of("redis-client", connection));
-        database.ifPresent(db -> {
-            checks.add(DatabaseReadinessCheck.create(db, checkTimeout));
-            resources.put("database-pool", db);
-        });
-        AuthorizationStore authorizations = database.<AuthorizationStore>map(PostgresAuthorizationStore::create)
-                .orElseGet(() -> InMemoryAuthorizationStore.create(lifecycle.maxResources()));
-        KeyBindings bindings = database.<KeyBindings>map(PostgresKeyBindings::create)
-                .orElseGet(() -> InMemoryKeyBindings.create(lifecycle.maxResources()));
-        UnknownOutcomes outcomes = database.<UnknownOutcomes>map(PostgresUnknownOutcomes::create)
-                .orElseGet(() -> InMemoryUnknownOutcomes.create(lifecycle.maxResources()));
-        return new Backends(RedisIdempotencyStore.create(connection), authorizations, bindings, outcomes,
-                            List.copyOf(checks),
+        List<HealthCheck> checks = List.of(RedisReadinessCheck.create(connection, checkTimeout),
+                                           DatabaseReadinessCheck.create(database, checkTimeout));
+        Map<String, AutoCloseable> resources = new LinkedHashMap<>();
+        resources.put("redis-client", connection);
+        resources.put("database-pool", database);
+        return new Backends(RedisIdempotencyStore.create(connection), PostgresAuthorizationStore.create(database),
+                            PostgresKeyBindings.create(database), PostgresUnknownOutcomes.create(database), checks,
                             List.of(), Optional.empty(), Collections.unmodifiableMap(resources));
     }
 }

@@ -128,12 +128,6 @@ final class EnvironmentRules {
                     + " (each replica would keep its own keys, and a restart forgets every payment); allowed: postgres "
                     + "(the system of record) or redis");
         }
-        if (idempotency.store() == IdempotencySettings.Store.REDIS && idempotency.database().isEmpty()) {
-            throw new ConfigurationException("database.url", "missing with idempotency.store redis and " + environment
-                    + " (the authorizations would live in one replica's memory); allowed: the PostgreSQL system of "
-                    + "record behind the Redis registry, jdbc:postgresql://host[:port]/database (from the Secret: "
-                    + "DATABASE_URL)");
-        }
         idempotency.database().flatMap(DatabaseSettings::passwordOutsideSecret).ifPresent(where -> {
             String key = where.startsWith("database.url") ? "database.url" : "database.password";
             throw new ConfigurationException(key, "a password (" + where + ") is refused with " + environment

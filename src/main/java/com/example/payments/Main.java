@@ -52,6 +52,8 @@ import com.example.payments.lifecycle.Logs;
 import com.example.payments.lifecycle.PeriodicWorker;
 import com.example.payments.lifecycle.ShutdownSequence;
 import com.example.payments.lifecycle.Signals;
+import com.example.payments.observability.BuildInfo;
+import com.example.payments.observability.JvmMetrics;
 import com.example.payments.observability.Tracing;
 import com.example.payments.observability.TracingFilter;
 
@@ -223,6 +225,7 @@ public final class Main {
                          Authenticator authenticator, Consumer<ShutdownSequence> signalHandling, Tracing tracing) {
         // Helidon's registries all share Micrometer's global one; use it openly.
         MeterRegistry meters = Services.get(MetricsFactory.class).globalRegistry();
+        JvmMetrics jvm = JvmMetrics.bind(meters, BuildInfo.load());
         HealthState state = new HealthState();
         WorkerWatchdog watchdog = new WorkerWatchdog(meters);
 
@@ -299,6 +302,7 @@ public final class Main {
         resources.put("idempotency-registry", registry);
         resources.put("dependency-checks", dependencies);
         resources.put("tracing", tracing);
+        resources.put("jvm-metrics", jvm);
         resources.putAll(backends.resources());
         resources.putAll(issuer.resources());
         ShutdownSequence.Builder sequence = ShutdownSequence.builder()

@@ -26,6 +26,7 @@ import com.example.payments.idempotency.InMemoryKeyBindings;
 import com.example.payments.idempotency.Quota;
 import com.example.payments.idempotency.RequestIdentities;
 import com.example.payments.issuer.IssuerRules;
+import com.example.payments.observability.Tracing;
 
 import io.helidon.common.media.type.MediaTypes;
 import io.helidon.http.HeaderName;
@@ -36,6 +37,7 @@ import io.helidon.metrics.api.Tag;
 import io.helidon.webclient.api.HttpClientResponse;
 import io.helidon.webclient.api.WebClient;
 import io.helidon.webserver.WebServer;
+import io.opentelemetry.context.Scope;
 
 /**
  * Warms the hot path before startup completes: sends {@code warm-up.requests} synthetic requests, bounded by
@@ -44,7 +46,8 @@ import io.helidon.webserver.WebServer;
  * validation, fingerprint and ids, the idempotent-operation flow and its responses — over throwaway parts: an
  * in-memory store of its own, an authorizer that applies the test-card rules with no issuer and no ledger, and meters
  * that count nothing ({@link SandboxMeters}). It bypasses the startup gate and authentication (its caller is set by the sandbox) and has
- * no request-metrics filter and no access log, so it touches no real store, issuer, metric, log line or quota.
+ * no request-metrics filter and no access log, and records no span, so it touches no real store, issuer, metric, log
+ * line, trace or quota.
  *
  * <p>The mix, in turn: new approvals, a replay, a decline, an invalid body (400) and a {@code GET} of a created id.
  * Counted in {@code warm_up_requests_total{outcome}} ({@code answered}: the expected status; {@code failed}: another
@@ -129,7 +132,11 @@ final class WarmUp {
                     .routing(routing -> routing
                             .addFilter((chain, req, res) -> {
                                 req.context().register(new Caller(MERCHANT));
-                                chain.proceed();
+                                // No span of the warm-up is recorded: every span of the service follows its parent's
+                                // sampling, and this parent was not sampled (each request was an orphan trace).
+                                try (Scope ignored = Tracing.unsampled().makeCurrent()) {
+                                    chain.proceed();
+                                }
                             })
                             .register(api))
                     .build()

@@ -1,8 +1,10 @@
 package com.example.payments;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
+import com.example.payments.authorization.AuthorizerSettings;
 import com.example.payments.config.ConfigurationException;
 import com.example.payments.idempotency.IdempotencySettings;
 
@@ -23,6 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * Configuration mistakes fail at startup with one line naming the key and the allowed range.
  */
 class AppSettingsTest {
+
+    // Required with redis too (the system of record behind the registry); never connected to here.
+    private static final String DATABASE = "jdbc:postgresql://127.0.0.1:5432/payments";
 
     private static AppSettings settings(Map<String, String> overrides) {
         return AppSettings.create(Config.builder()
@@ -104,8 +109,8 @@ class AppSettingsTest {
     @Test
     void devAcceptsTheDevelopmentFingerprintSecretWithEveryStore() {
         AppSettings redis = settings(Map.of("idempotency.store", "redis", "idempotency.redis.uri",
-                                            "redis://127.0.0.1:6379", "idempotency.fingerprint-secret",
-                                            IdempotencySettings.DEVELOPMENT_SECRET));
+                                            "redis://127.0.0.1:6379", "database.url", DATABASE,
+                                            "idempotency.fingerprint-secret", IdempotencySettings.DEVELOPMENT_SECRET));
         assertThat(redis.environment(), is(AppSettings.Environment.DEV));
     }
 
@@ -126,7 +131,8 @@ class AppSettingsTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-            "idempotency.store=redis,idempotency.redis.uri=redis://127.0.0.1:6379|dev, idempotency.store redis and "
+            "idempotency.store=redis,idempotency.redis.uri=redis://127.0.0.1:6379,database.url=jdbc:postgresql://h/p"
+            + "|dev, idempotency.store redis and "
             + "authorizer.type rule-based",
             "authorizer.type=http,authorizer.http.uri=http://127.0.0.1:8090|dev, idempotency.store in-memory and "
             + "authorizer.type http",
@@ -146,6 +152,7 @@ class AppSettingsTest {
     void withRedisTheDrainMustOutlastTheAuthorizerAndTheRedisCalls() {
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(Map.of(
                 "idempotency.store", "redis", "idempotency.redis.uri", "redis://127.0.0.1:6379",
+                "database.url", DATABASE,
                 "idempotency.fingerprint-secret", "a-real-secret-value", "authorizer.timeout", "PT8.5S")));
         assertThat(e.getMessage(), is("shutdown.drain-timeout: 'PT10S' is not allowed with idempotency.store redis; "
                                       + "allowed: a duration > authorizer.timeout + the Redis calls of one request "
@@ -156,6 +163,7 @@ class AppSettingsTest {
     void replicatedWritesCountTheirWaitForReplicasAgainstTheDrain() {
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(Map.of(
                 "idempotency.store", "redis", "idempotency.redis.uri", "redis://127.0.0.1:6379",
+                "database.url", DATABASE,
                 "idempotency.fingerprint-secret", "a-real-secret-value", "idempotency.redis.min-replicas-ack", "1")));
         assertThat(e.getMessage(), is("shutdown.drain-timeout: 'PT10S' is not allowed with idempotency.store redis; "
                                       + "allowed: a duration > authorizer.timeout + the Redis calls of one request "
@@ -208,9 +216,25 @@ class AppSettingsTest {
     }
 
     @Test
+    void theBuiltInIssuerRemembersAnApprovalAtLeastAsLongAsItCanBeCaptured() {
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(Map.of(
+                "authorization.validity", "P7D", "authorizer.ledger-retention", "PT24H")));
+        assertThat(e.getMessage(), is("authorizer.ledger-retention: 'PT24H' is not allowed with authorization.validity "
+                                      + "PT168H; allowed: a duration >= authorization.validity, so that the simulated "
+                                      + "issuer still knows an authorization when it is captured, voided or expired"));
+        assertThat(settings(Map.of("authorization.validity", "PT1H", "authorizer.ledger-retention", "PT1H"))
+                           .authorizer().ruleBased().ledgerRetention(), is(Duration.ofHours(1)));
+        assertThat("the http authorizer's issuer keeps its own ledger", settings(Map.of("authorizer.type", "http",
+                "authorizer.http.uri", "http://127.0.0.1:8090", "authorizer.ledger-retention", "PT24H",
+                "idempotency.fingerprint-secret", "a-real-secret-value")).authorizer().type(),
+                   is(AuthorizerSettings.Type.HTTP));
+    }
+
+    @Test
     void theLeaseMustOutlastTheAuthorizerAndTheRedisCallsOfOneRequest() {
         Map<String, String> redis = Map.of("idempotency.store", "redis", "idempotency.redis.uri",
-                "redis://127.0.0.1:6379", "idempotency.fingerprint-secret", "a-real-secret-value",
+                "redis://127.0.0.1:6379",
+                "database.url", DATABASE, "idempotency.fingerprint-secret", "a-real-secret-value",
                 "authorizer.timeout", "PT1S", "idempotency.in-flight-lease", "PT2.5S");
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(redis));
         assertThat(e.getMessage(), is("idempotency.in-flight-lease: 'PT2.5S' is not allowed; allowed: a duration > "
@@ -226,6 +250,7 @@ class AppSettingsTest {
     void withMinReplicasAckTheLeaseMustAlsoCoverTheWaitForReplicas() {
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(Map.of(
                 "idempotency.store", "redis", "idempotency.redis.uri", "redis://127.0.0.1:6379",
+                "database.url", DATABASE,
                 "idempotency.fingerprint-secret", "a-real-secret-value", "idempotency.redis.min-replicas-ack", "1",
                 "shutdown.drain-timeout", "PT12S", "shutdown.hard-deadline", "PT20S")));
         assertThat(e.getMessage().startsWith("idempotency.in-flight-lease: 'PT10S' is not allowed; allowed: a "
@@ -263,6 +288,7 @@ class AppSettingsTest {
                                    "50000")).idempotency().merchantQuota().maxRecords(), is(50000));
         assertThat("max-keys bounds the in-memory store only", settings(Map.of(
                 "idempotency.store", "redis", "idempotency.redis.uri", "redis://127.0.0.1:6379",
+                "database.url", DATABASE,
                 "idempotency.fingerprint-secret", "a-real-secret-value",
                 "idempotency.merchant-quota.max-records", "500000")).idempotency().merchantQuota().maxRecords(),
                    is(500000));

@@ -128,6 +128,8 @@ class CardDataInLogsIT {
                 "idempotency.store", "redis",
                 "idempotency.redis.uri", "redis://127.0.0.1:1",
                 "idempotency.redis.key-prefix", "pan-4111-1111-1111-1111:",
+                // Required behind Redis; unreachable as well (logged and retried, the service starts unready).
+                "database.url", "jdbc:postgresql://127.0.0.1:1/payments",
                 "idempotency.fingerprint-secret", "a-test-secret-of-enough-length"))) {
             String line = service.awaitLine(text -> text.contains("Redis not reachable"), Duration.ofSeconds(30));
             assertThat(line.contains("pan-****-****-****-1111:"), is(true));

@@ -42,6 +42,21 @@ class ConfigurationErrorsIT {
     }
 
     @Test
+    void redisWithoutTheDatabaseBehindItStopsStartupEvenInDev() throws Exception {
+        // Redis is the registry only: the authorizations live in PostgreSQL, in every environment (dev included).
+        ServiceProcess.Exited exited = ServiceProcess.runToExit(Map.of("idempotency.store", "redis",
+                "idempotency.redis.uri", "redis://127.0.0.1:6379", "idempotency.fingerprint-secret",
+                "it-test-fingerprint-secret"), Map.of());
+        assertThat(String.join("\n", exited.output()), exited.status(), is(2));
+        assertThat(exited.output(), hasItem("Invalid configuration: database.url: missing; allowed: "
+                + "jdbc:postgresql://host[:port]/database[?driver parameters], port from 1 to 65535, when "
+                + "idempotency.store is postgres or redis (the authorizations live in PostgreSQL, Redis is only the "
+                + "registry in front of it; from the Secret: DATABASE_URL)"));
+        assertThat(exited.output().stream().anyMatch(line -> line.contains("Exception") || line.startsWith("\tat ")),
+                   is(false));
+    }
+
+    @Test
     void aMerchantQuotaThatCouldFillTheStoreAloneStopsStartupNamingBothKeys() throws Exception {
         ServiceProcess.Exited exited = ServiceProcess.runToExit(
                 Map.of("idempotency.max-keys", "1000", "idempotency.merchant-quota.max-records", "5000"), Map.of());

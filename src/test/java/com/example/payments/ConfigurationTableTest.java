@@ -90,10 +90,11 @@ class ConfigurationTableTest {
     @ValueSource(strings = {"in-memory", "redis"})
     void theCodesFallbacksAreTheDefaultsOfApplicationYaml(String store) {
         // The fingerprint secret has no default in the code (a missing secret stops startup), and the keys of the
-        // redis store and the http authorizer are read only when selected: given to both, above application.yaml.
+        // redis store (with its database) and the http authorizer are read only when selected: given to both, above application.yaml.
         Map<String, String> given = Map.of("idempotency.fingerprint-secret", "the-table-test-fingerprint-secret",
                                            "idempotency.store", store,
                                            "idempotency.redis.uri", "redis://127.0.0.1:1",
+                                           "database.url", "jdbc:postgresql://127.0.0.1:1/payments",
                                            "authorizer.http.uri", "http://127.0.0.1:1");
         AppSettings fallbacks = AppSettings.create(config(ConfigSources.create(given).build()));
         AppSettings defaults = AppSettings.create(config(ConfigSources.create(given).build(),

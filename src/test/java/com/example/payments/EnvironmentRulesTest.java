@@ -18,6 +18,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -123,13 +124,13 @@ class EnvironmentRulesTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"staging", "prod"})
-    void stagingAndProdRefuseRedisWithoutTheDatabaseBehindIt(String environment) throws IOException {
+    @ValueSource(strings = {"dev", "staging", "prod"})
+    void everyEnvironmentRefusesRedisWithoutTheDatabaseBehindIt(String environment) throws IOException {
         Map<String, String> values = secure(environment, "redis");
         values.remove("database.url");
         ConfigurationException refused = assertThrows(ConfigurationException.class, () -> settings(values));
-        assertThat(refused.getMessage(), startsWith("database.url: missing with idempotency.store redis and "
-                                                    + "app.environment " + environment));
+        assertThat(refused.getMessage(), startsWith("database.url: missing; allowed: jdbc:postgresql://"));
+        assertThat(refused.getMessage(), containsString("when idempotency.store is postgres or redis"));
     }
 
     @ParameterizedTest

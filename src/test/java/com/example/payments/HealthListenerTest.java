@@ -99,9 +99,9 @@ class HealthListenerTest {
             service.get(service.health("/health/startup"));
             dependency.up.set(false);
             service.get(service.health("/health/ready"));
-            assertThat(service.metric("probe_success", Map.of("type", "liveness")), is(1.0));
-            assertThat(service.metric("probe_success", Map.of("type", "startup")), is(1.0));
-            assertThat(service.metric("probe_success", Map.of("type", "readiness")), is(0.0));
+            assertThat(service.metric("health_probe_success", Map.of("probe", "liveness")), is(1.0));
+            assertThat(service.metric("health_probe_success", Map.of("probe", "startup")), is(1.0));
+            assertThat(service.metric("health_probe_success", Map.of("probe", "readiness")), is(0.0));
             assertThat(service.metric("circuit_breaker_threshold", Map.of()), is(60.0));
         }
     }

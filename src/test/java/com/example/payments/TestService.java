@@ -8,10 +8,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 import com.example.payments.authentication.ApiKeyAuthenticator;
 import com.example.payments.authentication.Authenticator;
 import com.example.payments.observability.Tracing;
+import com.example.payments.observability.TracingSettings;
 import com.example.payments.testing.Http;
 import com.example.payments.testing.Leftovers;
 import com.example.payments.testing.MetricsScrape;
@@ -99,6 +101,24 @@ final class TestService implements AutoCloseable {
         TestService service = new TestService(Main.start(config, settings, List.of(),
                 ApiKeyAuthenticator.create(settings.auth().apiKeys()),
                 sequence -> { }, Tracing.install(settings.tracing(), keptOnShutdown(exporter))));
+        service.awaitStarted();
+        return service;
+    }
+
+    /**
+     * Starts the service with the tracing the given function builds from the settings (e.g. the configured exporter
+     * with OpenTelemetry properties standing in for {@code OTEL_*} environment variables).
+     *
+     * @param overrides configuration values
+     * @param tracing   builds and installs the tracing
+     * @return the running service
+     */
+    static TestService startTraced(Map<String, String> overrides, Function<TracingSettings, Tracing> tracing) {
+        Config config = freshMeters(config(overrides));
+        AppSettings settings = AppSettings.create(config);
+        TestService service = new TestService(Main.start(config, settings, List.of(),
+                ApiKeyAuthenticator.create(settings.auth().apiKeys()), sequence -> { },
+                tracing.apply(settings.tracing())));
         service.awaitStarted();
         return service;
     }

@@ -12,7 +12,10 @@ import com.example.payments.testing.Http;
 
 import io.helidon.http.HeaderNames;
 import io.helidon.webserver.WebServer;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.data.SpanData;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -23,7 +26,8 @@ import static org.hamcrest.Matchers.startsWith;
 
 /**
  * W3C Trace Context reaches the issuer: the HTTP authorizer sends the caller's {@code traceparent} unchanged when
- * tracing is off, and one naming the issuer call's span, in the caller's trace, when it is on.
+ * tracing is off, and one naming the HTTP request's {@code CLIENT} span (with the HTTP semantic-convention
+ * attributes), a child of the issuer call's span in the caller's trace, when it is on.
  */
 class TraceparentToIssuerTest {
 
@@ -56,7 +60,7 @@ class TraceparentToIssuerTest {
     }
 
     @Test
-    void withTracingOnTheIssuerCallsSpanIsTheParent() throws Exception {
+    void withTracingOnTheHttpRequestsClientSpanIsTheParentInsideTheIssuerCallsSpan() throws Exception {
         InMemorySpanExporter spans = InMemorySpanExporter.create();
         try (TestService service = TestService.start(issuerConfig(), spans)) {
             assertThat(post(service, "to-issuer-3", TRACEPARENT).statusCode(), is(201));
@@ -66,8 +70,18 @@ class TraceparentToIssuerTest {
             String parent = sent.split("-")[2];
             // The span is exported when it ends, before the answer: the batch processor may still hold it.
             service.close();
+            SpanData client = spans.getFinishedSpanItems().stream().filter(span -> span.getSpanId().equals(parent))
+                    .findFirst().orElseThrow();
+            assertThat(client.getName(), is("POST"));
+            assertThat(client.getKind(), is(SpanKind.CLIENT));
+            assertThat(client.getAttributes().get(AttributeKey.stringKey("http.request.method")), is("POST"));
+            assertThat(client.getAttributes().get(AttributeKey.stringKey("server.address")), is("127.0.0.1"));
+            assertThat(client.getAttributes().get(AttributeKey.longKey("server.port")), is((long) issuer.port()));
+            assertThat(client.getAttributes().get(AttributeKey.stringKey("url.scheme")), is("http"));
+            assertThat(client.getAttributes().get(AttributeKey.longKey("http.response.status_code")), is(200L));
             assertThat(spans.getFinishedSpanItems().stream().anyMatch(
-                    span -> span.getName().equals("authorizer.authorize") && span.getSpanId().equals(parent)), is(true));
+                    span -> span.getName().equals("authorizer.authorize")
+                            && span.getSpanId().equals(client.getParentSpanId())), is(true));
         }
     }
 

@@ -12,8 +12,10 @@ import com.example.payments.config.ConfigurationException;
  *                     authorization stays capturable after its {@code createdAt} ({@code expiresAt}); card networks
  *                     hold an authorization about a week
  * @param maxResources {@code authorization.in-memory.max-resources}, default 100000, from 1 to 10000000: resources
- *                     (authorizations and bound idempotency keys) the in-memory resource store holds at most; beyond
- *                     it a new authorization gets 503 with {@code Retry-After}. Read only without a database
+ *                     the in-memory resource store holds at most: authorizations, captures and voids together, and
+ *                     apart the bound idempotency keys; beyond it a new one gets 503 with {@code Retry-After}. Read
+ *                     only with
+ *                     {@code idempotency.store: in-memory}
  * @param maxCaptures  {@code authorization.max-captures}, default 50, from 1 to 1000: captures of one authorization at
  *                     most (succeeded, declined and pending alike); beyond, 409
  */

@@ -47,6 +47,8 @@ public interface AuthorizationStore {
      * @param maxCaptures     {@code authorization.max-captures}
      * @param now             the time of the request
      * @return what happened
+     * @throws com.example.payments.idempotency.StoreFullException when an in-memory store holds as many resources as it
+     *                              may and the operation is a capture or a void (503; nothing written)
      * @throws com.example.payments.idempotency.IdempotencyStore.UnavailableException when the store cannot be reached
      */
     Reservation reserve(String authorizationId, OperationRecord pending, int maxCaptures, Instant now);

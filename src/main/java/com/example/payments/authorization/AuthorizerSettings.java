@@ -21,7 +21,8 @@ import com.example.payments.issuer.IssuerSettings;
  *                  authorizer posts to {@code <uri>/v1/authorizations}
  * @param ruleBased the built-in authorizer's simulated issuer: {@code authorizer.default-limit} (1000000 minor units),
  *                  {@code authorizer.simulated-latency} (PT0S), {@code authorizer.simulated-latency-jitter} (PT0S),
- *                  {@code authorizer.ledger-retention} (PT24H), {@code authorizer.ledger-max-entries} (100000)
+ *                  {@code authorizer.ledger-retention} (P8D, at least {@code authorization.validity}),
+ *                  {@code authorizer.ledger-max-entries} (100000)
  * @param reverseAfter {@code authorizer.unknown-outcome.reverse-after}, default PT1M, from PT1S to PT1H: how long an
  *                  authorization whose outcome is unknown (502, 504, a drain cut-off) waits for its client's retry
  *                  before the reconciler reverses it

@@ -22,7 +22,6 @@ import io.helidon.metrics.api.MeterRegistry;
 import io.helidon.metrics.api.Tag;
 import io.helidon.metrics.api.Timer;
 import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.context.Scope;
 
@@ -166,9 +165,9 @@ final class BoundedAuthorizer implements AutoCloseable {
     }
 
     private Outcome traced(String operation, String attemptId, Call call) throws InterruptedException {
-        // The issuer call's span: the parent of the traceparent an HTTP authorizer sends. No attribute of the attempt
-        // (an authorization's request holds the card number).
-        Span span = Tracing.tracer().spanBuilder("authorizer." + operation).setSpanKind(SpanKind.CLIENT).startSpan();
+        // The issuer call's span, with its timeout and retry: the parent of an HTTP authorizer's CLIENT span per
+        // request. No attribute of the attempt (an authorization's request holds the card number).
+        Span span = Tracing.tracer().spanBuilder("authorizer." + operation).startSpan();
         String outcome = "unknown";
         try (Scope ignored = span.makeCurrent()) {
             Outcome result = bounded(operation, attemptId, call);

@@ -12,6 +12,7 @@ import java.time.format.DateTimeParseException;
 import java.util.regex.Pattern;
 
 import com.example.payments.http.Json;
+import com.example.payments.observability.HttpClientSpans;
 import com.example.payments.observability.Tracing;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -27,7 +28,9 @@ import io.helidon.webclient.api.ConnectionListener;
 import io.helidon.webclient.api.HttpClientRequest;
 import io.helidon.webclient.api.HttpClientResponse;
 import io.helidon.webclient.api.WebClient;
+import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 
 /**
  * The {@link Authorizer} a fork copies and points at its acquirer or issuer: one HTTP call per attempt with Helidon's
@@ -226,15 +229,17 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
     // keepAlive false: a connection of its own (Connection: close), never one from the pool.
     private Answer exchange(URI uri, String attemptId, byte[] body, boolean keepAlive)
             throws NoResponse, IssuerUnavailableException, InterruptedException {
+        // Each HTTP request its own CLIENT span (a retry too), a child of the issuer call's span.
+        Span span = HttpClientSpans.start("POST", uri);
         HttpClientResponse response;
-        try {
+        try (Scope ignored = span.makeCurrent()) {
             HttpClientRequest request = client.post()
                     .uri(uri)
                     .keepAlive(keepAlive)
                     .header(IDEMPOTENCY_KEY, attemptId)
                     .contentType(MediaTypes.APPLICATION_JSON)
                     .accept(MediaTypes.APPLICATION_JSON);
-            // W3C Trace Context to the issuer: the issuer call's span, or the caller's traceparent when tracing is off.
+            // W3C Trace Context to the issuer: this request's span, or the caller's traceparent when tracing is off.
             Tracing.propagators().getTextMapPropagator().inject(Context.current(), request,
                     (carrier, name, value) -> carrier.header(HeaderNames.create(name), value));
             // Written through a stream of our own, so that a failure while writing (the request never left whole)
@@ -248,15 +253,20 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
                             written[0] = true;
                         });
             } catch (RuntimeException e) {
+                HttpClientSpans.failed(span, e);
                 throw new NoResponse(e, written[0]);
             }
         } catch (RuntimeException e) {
+            HttpClientSpans.failed(span, e);
             throw new NoResponse(e, true);
         }
         try (response) {
             int status = response.status().code();
-            return new Answer(status, status == 200 ? read(response.inputStream()) : new byte[0]);
+            Answer answer = new Answer(status, status == 200 ? read(response.inputStream()) : new byte[0]);
+            HttpClientSpans.answered(span, status);
+            return answer;
         } catch (IOException | RuntimeException e) {
+            HttpClientSpans.failed(span, e);
             throw unknownOutcome(e);
         }
     }

@@ -12,9 +12,12 @@ import com.example.payments.idempotency.StoreFullException;
 
 /**
  * {@link AuthorizationStore} in this process's memory: development and one replica only (a restart forgets every
- * authorization; staging and prod refuse it). Bounded by {@code authorization.in-memory.max-resources}: nothing is
- * ever evicted (an evicted authorization could be captured twice or lost), so beyond the bound a new authorization
- * is refused with {@link StoreFullException}.
+ * authorization; staging and prod refuse it). Bounded by {@code authorization.in-memory.max-resources}, which
+ * authorizations, captures and voids count against together: nothing is ever evicted (an evicted authorization could
+ * be captured twice or lost), so beyond the bound a new authorization, capture or void is refused with
+ * {@link StoreFullException} (503) and nothing is written. The expiry worker's void of an expired authorization
+ * counts too but is never refused: there is at most one per authorization, and refusing it would leave the
+ * remainder held at the acquirer past the validity.
  */
 public final class InMemoryAuthorizationStore implements AuthorizationStore {
 
@@ -49,8 +52,7 @@ public final class InMemoryAuthorizationStore implements AuthorizationStore {
         }
         if (size.incrementAndGet() > maxResources) {
             size.decrementAndGet();
-            throw new StoreFullException("the in-memory resource store holds authorization.in-memory.max-resources ("
-                                    + maxResources + ") authorizations");
+            throw full();
         }
         AuthorizationRecord winner = authorizations.putIfAbsent(authorization.id(), authorization);
         if (winner != null) {
@@ -82,6 +84,10 @@ public final class InMemoryAuthorizationStore implements AuthorizationStore {
                                          pending.amount().currency(), maxCaptures, now)) {
         case Lifecycle.Refused refused -> new Refused(refused);
         case Lifecycle.Allowed allowed -> {
+            if (size.incrementAndGet() > maxResources && !pending.kind().equals(OperationRecord.EXPIRY)) {
+                size.decrementAndGet();
+                throw full();
+            }
             Lifecycle.Position at = authorization.position();
             Lifecycle.Position reserved = new Lifecycle.Position(at.state(), at.amount(), at.currency(),
                     at.captured(), at.reserved() + (capture ? allowed.amount() : 0), at.voidPending() || !capture,
@@ -131,8 +137,13 @@ public final class InMemoryAuthorizationStore implements AuthorizationStore {
         return Optional.ofNullable(operations.get(id));
     }
 
+    private StoreFullException full() {
+        return new StoreFullException("the in-memory resource store holds authorization.in-memory.max-resources ("
+                                      + maxResources + ") authorizations, captures and voids");
+    }
+
     /**
-     * Authorizations held.
+     * Resources held: authorizations, captures and voids (the expiry worker's included).
      *
      * @return count
      */

@@ -6,7 +6,10 @@ import java.time.Instant;
  * The state machine of an authorization, written once and used by every resource store: what a capture, a void or
  * the expiry may do to an authorization as it stands (the <em>reserve</em> step), and what each outcome makes of it
  * (the <em>settle</em> step). Pure functions of a {@link Position}: stores apply the verdict in one conditional write,
- * so the check and the reservation are one step however many replicas race.
+ * so the check and the reservation are one step however many replicas race. The in-memory store calls these under
+ * its lock; PostgreSQL states the same conditions in the {@code WHERE} of one {@code UPDATE}
+ * ({@code database.PostgresOperations}) and asks {@link #reserve} only to name a refusal. A change here is a change
+ * there too: the capture API and store contract suites run on both stores.
  *
  * <p>A capture reserves its amount (state {@code APPROVED}, not expired, no void pending, the capturable remainder
  * covers it, in the authorization's currency), a void reserves the whole remainder (state {@code APPROVED}, no capture

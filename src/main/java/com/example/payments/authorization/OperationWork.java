@@ -13,6 +13,7 @@ import com.example.payments.http.Json;
 import com.example.payments.http.Problem;
 import com.example.payments.idempotency.IdempotencyRegistry.ReleaseReason;
 import com.example.payments.idempotency.IdempotencyStore;
+import com.example.payments.idempotency.StoreFullException;
 import com.example.payments.idempotency.Work;
 
 import io.helidon.metrics.api.Counter;
@@ -84,6 +85,10 @@ final class OperationWork {
             reservation = store.reserve(authorization.id(), pending, maxCaptures, now);
         } catch (IdempotencyStore.UnavailableException e) {
             return unavailable(e);
+        } catch (StoreFullException e) {
+            LOGGER.log(Level.WARNING, "Operation refused: {0}", e.getMessage());
+            return new Work.Undecided(Problem.of("store-full", "Temporarily unavailable", 503, "The service holds as "
+                    + "many resources as it may. Retry later with the same Idempotency-Key."), ReleaseReason.ERROR, 5);
         }
         return switch (reservation) {
         case AuthorizationStore.NotFound notFound -> new Work.Undecided(Problem.of("not-found", "Not found", 404,

@@ -59,7 +59,8 @@ public record DatabaseSettings(String url, Optional<String> username, Optional<S
      * not when the store is switched.
      *
      * @param values   config reader
-     * @param required {@code true} with {@code idempotency.store: postgres}: {@code database.url} must be set
+     * @param required {@code true} with {@code idempotency.store: postgres} or {@code redis}: {@code database.url}
+     *                 must be set
      * @return the settings; empty when not required and no URL is set
      * @throws ConfigurationException naming the key when a value is missing, unparsable or out of range
      */
@@ -139,7 +140,9 @@ public record DatabaseSettings(String url, Optional<String> username, Optional<S
         if (configured.isEmpty()) {
             if (required) {
                 throw new ConfigurationException(key, "missing; " + allowed + ", when idempotency.store is postgres "
-                                                      + "(from the Secret: DATABASE_URL)");
+                                                      + "or redis (the authorizations live in PostgreSQL, Redis is "
+                                                      + "only the registry in front of it; from the Secret: "
+                                                      + "DATABASE_URL)");
             }
             return Optional.empty();
         }

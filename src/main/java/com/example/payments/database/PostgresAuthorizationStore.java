@@ -23,7 +23,8 @@ import com.example.payments.authorization.OperationRecord;
  * {@link AuthorizationStore} in PostgreSQL, the system of record: the {@code authorizations} table (migrations
  * {@code V1} and {@code V2}), shared by every replica, kept across restarts, never deleted by the service. A create
  * is one {@code INSERT ... ON CONFLICT DO NOTHING} followed, when another execution of the attempt won, by a read of
- * the winner; a find is one {@code SELECT} by id. Every call is bounded ({@link DatabaseSettings#worstCall()}).
+ * the winner; a find is one {@code SELECT} by id; the reserve and settle steps of captures, voids and expiries are
+ * one statement each ({@link PostgresOperations}). Every call is bounded ({@link DatabaseSettings#worstCall()}).
  */
 public final class PostgresAuthorizationStore implements AuthorizationStore {
 
@@ -97,14 +98,14 @@ public final class PostgresAuthorizationStore implements AuthorizationStore {
 
     @Override
     public Reservation reserve(String authorizationId, OperationRecord pending, int maxCaptures, Instant now) {
-        return database.call("reserve", connection -> PostgresOperations.inTransaction(connection,
-                () -> PostgresOperations.reserve(connection, authorizationId, pending, maxCaptures, now)));
+        return database.call("reserve", connection -> PostgresOperations.reserve(connection, authorizationId, pending,
+                                                                                 maxCaptures, now));
     }
 
     @Override
     public OperationRecord settle(OperationRecord operation, boolean succeeded, String declineCode, Instant now) {
-        return database.call("settle", connection -> PostgresOperations.inTransaction(connection,
-                () -> PostgresOperations.settle(connection, operation, succeeded, declineCode, now)));
+        return database.call("settle", connection -> PostgresOperations.settle(connection, operation, succeeded,
+                                                                               declineCode, now));
     }
 
     @Override
@@ -127,7 +128,7 @@ public final class PostgresAuthorizationStore implements AuthorizationStore {
 
     @Override
     public Optional<OperationRecord> findOperation(String id) {
-        return database.call("find-operation", connection -> PostgresOperations.find(connection, id, false));
+        return database.call("find-operation", connection -> PostgresOperations.find(connection, id));
     }
 
     /**
@@ -137,8 +138,6 @@ public final class PostgresAuthorizationStore implements AuthorizationStore {
      * @return the record
      * @throws SQLException when the row cannot be read
      */
-    static final String SELECT = FIND;
-
     static AuthorizationRecord record(ResultSet row) throws SQLException {
         Array captures = row.getArray(14);
         List<String> ids = captures == null ? List.of() : Arrays.asList((String[]) captures.getArray());

@@ -32,7 +32,8 @@ import io.helidon.webserver.http.ServerResponse;
  * {@code /health} answers exactly like readiness but never feeds the circuit breaker: an alias inherits every side
  * effect of its target, and a monitor polling it every second beside the kubelet would multiply the trip rate.
  *
- * <p>Exports {@code probe_success{type}} (0/1, the last answer of each kubelet path),
+ * <p>Exports {@code health_probe_success{probe}} (0/1, the last answer of each kubelet path; not
+ * {@code probe_success}, the blackbox exporter's name, which common alerts read as "target down"),
  * {@code readiness_consecutive_failures} and {@code circuit_breaker_threshold}.
  */
 public final class HealthService implements HttpService {
@@ -40,7 +41,7 @@ public final class HealthService implements HttpService {
     /** The paths this service serves, with {@code GET} and {@code HEAD}. */
     public static final List<String> PATHS = List.of("/health/live", "/health/ready", "/health/startup", "/health");
 
-    /** The probe kinds, as the {@code type} tag of {@code probe_success}. */
+    /** The probe kinds, as the {@code probe} tag of {@code health_probe_success}. */
     enum ProbeType { LIVENESS, READINESS, STARTUP }
 
     private final HealthState state;
@@ -62,8 +63,9 @@ public final class HealthService implements HttpService {
         for (ProbeType type : ProbeType.values()) {
             AtomicInteger value = new AtomicInteger();
             lastSuccess.put(type, value);
-            meters.getOrCreate(Gauge.builder("probe_success", value, AtomicInteger::get)
-                                       .tags(List.of(Tag.create("type", type.name().toLowerCase(java.util.Locale.ROOT))))
+            String probe = type.name().toLowerCase(java.util.Locale.ROOT);
+            meters.getOrCreate(Gauge.builder("health_probe_success", value, AtomicInteger::get)
+                                       .tags(List.of(Tag.create("probe", probe)))
                                        .description("1 when the last answer of this probe was 200, else 0"));
         }
         meters.getOrCreate(Gauge.builder("readiness_consecutive_failures", state, HealthState::readinessFailures)

@@ -32,8 +32,9 @@ import io.lettuce.core.RedisURI;
  * @param previousSecret    {@code idempotency.fingerprint-secret-previous}, no default: set only while rotating the
  *                          secret, so that keys recorded under the previous one still replay until they expire
  * @param redis             {@code idempotency.redis.*}, present when {@code store} is {@code redis}
- * @param database          {@code database.*}, present when {@code store} is {@code postgres}, and with {@code redis}
- *                          when {@code database.url} is set (the resource store)
+ * @param database          {@code database.*}, present when {@code store} is {@code postgres} or {@code redis}
+ *                          (required with both: the resource store, the system of record, is PostgreSQL; with
+ *                          {@code redis} Redis is only the idempotency registry in front of it)
  * @param merchantQuota     {@code idempotency.merchant-quota.max-in-flight} (default 100, at most max-records) and
  *                          {@code idempotency.merchant-quota.max-records} (default 10000): per merchant, on new claims
  *                          only; over either, 429 for that merchant alone
@@ -138,9 +139,10 @@ public record IdempotencySettings(Store store, Duration inFlightLease, Duration 
         // Read whatever the store, so that a mistake under idempotency.redis fails now, not when the store is switched.
         RedisSettings redisSettings = redis(values, store == Store.REDIS);
         Optional<RedisSettings> redis = store == Store.REDIS ? Optional.of(redisSettings) : Optional.empty();
-        // With redis, a database is optional here (the resource store); staging and prod require it.
-        Optional<DatabaseSettings> database = DatabaseSettings.create(values, store == Store.POSTGRES)
-                .filter(d -> store == Store.POSTGRES || store == Store.REDIS);
+        // With redis too, in every environment: Redis is the registry, the resources live in PostgreSQL.
+        boolean databaseRequired = store == Store.POSTGRES || store == Store.REDIS;
+        Optional<DatabaseSettings> database = DatabaseSettings.create(values, databaseRequired)
+                .filter(d -> databaseRequired);
         return new IdempotencySettings(store,
                 values.positiveDuration("idempotency.in-flight-lease", Duration.ofSeconds(10)),
                 values.positiveDuration("idempotency.retention", Duration.ofHours(24)),

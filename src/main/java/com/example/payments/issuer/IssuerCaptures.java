@@ -1,11 +1,14 @@
 package com.example.payments.issuer;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.LongSupplier;
 
 /**
  * The simulated issuer's side of captures and voids: what it approved under each authorization attempt id, how much
@@ -13,26 +16,30 @@ import java.util.TreeMap;
  * over-capture and a capture after a void itself, whatever the service in front of it believes, and answers a retry
  * of an attempt id with its first answer (counted once).
  *
- * <p>Bounded like the ledger: at most {@code maxEntries} authorizations and as many operation answers, the oldest
- * forgotten first (counted as evictions). {@link #ledger()} shows all of it, for soaks that check the service's
- * captures against the acquirer's own view.
+ * <p>Bounded like the ledger, by time and by count: an entry is forgotten {@code retention} after it was recorded
+ * ({@code ledger-retention}, which must cover {@code authorization.validity}: an authorization is captured, voided or
+ * expired up to then), and at most {@code maxEntries} authorizations and as many operation answers are kept, the
+ * oldest forgotten first (counted as evictions). {@link #ledger()} shows all of it, for soaks that check the
+ * service's captures against the acquirer's own view.
  */
 final class IssuerCaptures {
 
     /** How an approved authorization stands at the issuer. */
     private static final class Held {
         private final long amount;
+        private final long expiresAtNanos;
         private long captured;
         private boolean voided;
 
-        private Held(long amount) {
+        private Held(long amount, long expiresAtNanos) {
             this.amount = amount;
+            this.expiresAtNanos = expiresAtNanos;
         }
     }
 
     /** The first answer to one capture or void attempt id, and what it was about. */
     private record Answered(SimulatedIssuer.Decided decided, String kind, String authorizationAttemptId, long amount,
-                            long sequence) {
+                            long sequence, long expiresAtNanos) {
     }
 
     /**
@@ -75,11 +82,15 @@ final class IssuerCaptures {
 
     private final Map<String, Held> authorizations;
     private final Map<String, Answered> answers;
+    private final long retentionNanos;
+    private final LongSupplier nanoClock;
     private final Clock clock;
     private long fresh;
     private long evictions;
 
-    IssuerCaptures(int maxEntries, Clock clock) {
+    IssuerCaptures(Duration retention, int maxEntries, LongSupplier nanoClock, Clock clock) {
+        this.retentionNanos = retention.toNanos();
+        this.nanoClock = nanoClock;
         this.clock = clock;
         this.authorizations = bounded(maxEntries);
         this.answers = bounded(maxEntries);
@@ -92,7 +103,8 @@ final class IssuerCaptures {
      * @param amount    the approved minor units
      */
     synchronized void approved(String attemptId, long amount) {
-        authorizations.putIfAbsent(attemptId, new Held(amount));
+        long now = expire();
+        authorizations.putIfAbsent(attemptId, new Held(amount, now + retentionNanos));
     }
 
     /**
@@ -105,6 +117,7 @@ final class IssuerCaptures {
      * @return the answer, the first one again for a known attempt id
      */
     synchronized SimulatedIssuer.Decided capture(String attemptId, String authorizationAttemptId, long amount) {
+        expire();
         Answered known = answers.get(attemptId);
         if (known != null) {
             return new SimulatedIssuer.Decided(known.decided().decision(), known.decided().decidedAt(), true);
@@ -127,6 +140,7 @@ final class IssuerCaptures {
      * @return the answer, the first one again for a known attempt id
      */
     synchronized SimulatedIssuer.Decided voidRemainder(String attemptId, String authorizationAttemptId) {
+        expire();
         Answered known = answers.get(attemptId);
         if (known != null) {
             return new SimulatedIssuer.Decided(known.decided().decision(), known.decided().decidedAt(), true);
@@ -169,8 +183,24 @@ final class IssuerCaptures {
         SimulatedIssuer.Decided answer = new SimulatedIssuer.Decided(declineCode == null
                 ? new IssuerRules.Decision(true, null) : new IssuerRules.Decision(false, declineCode),
                 Instant.now(clock).truncatedTo(ChronoUnit.MILLIS), false);
-        answers.put(attemptId, new Answered(answer, kind, authorizationAttemptId, amount, fresh));
+        answers.put(attemptId, new Answered(answer, kind, authorizationAttemptId, amount, fresh,
+                                            nanoClock.getAsLong() + retentionNanos));
         return answer;
+    }
+
+    // Drops the entries past their retention, from the head of each map (insertion order is expiry order: one
+    // retention for all) until the first one still kept; returns now.
+    private long expire() {
+        long now = nanoClock.getAsLong();
+        for (Iterator<Held> oldest = authorizations.values().iterator();
+             oldest.hasNext() && oldest.next().expiresAtNanos - now <= 0; ) {
+            oldest.remove();
+        }
+        for (Iterator<Answered> oldest = answers.values().iterator();
+             oldest.hasNext() && oldest.next().expiresAtNanos() - now <= 0; ) {
+            oldest.remove();
+        }
+        return now;
     }
 
     private <V> Map<String, V> bounded(int max) {

@@ -13,13 +13,18 @@ import com.example.payments.config.ConfigValues;
  * @param latency          {@code <prefix>.simulated-latency}, default PT0S: time each call waits before it is
  *                         answered, to hold requests in flight in tests and load tests
  * @param jitter           {@code <prefix>.simulated-latency-jitter}, default PT0S: uniform random extra latency
- * @param ledgerRetention  {@code <prefix>.ledger-retention}, default PT24H: how long an attempt id is remembered (and
- *                         answered from the ledger); the same as {@code idempotency.retention} by default
+ * @param ledgerRetention  {@code <prefix>.ledger-retention}, default P8D: how long an attempt id is remembered (and
+ *                         answered from the ledger), and an approved authorization can be captured or voided at the
+ *                         issuer; at least the services' {@code authorization.validity} (default P7D; the in-process
+ *                         authorizer refuses less at startup), with a day for the expiry's void and late retries
  * @param ledgerMaxEntries {@code <prefix>.ledger-max-entries}, default 100000: attempt ids remembered at most; beyond,
  *                         the oldest is forgotten before its retention ends (counted as an eviction)
  */
 public record IssuerSettings(long defaultLimit, Duration latency, Duration jitter, Duration ledgerRetention,
                              int ledgerMaxEntries) {
+
+    /** {@code ledger-retention}'s default: {@code authorization.validity}'s default (P7D) and a day. */
+    public static final Duration DEFAULT_LEDGER_RETENTION = Duration.ofDays(8);
 
     /**
      * Reads and validates the settings.
@@ -34,7 +39,7 @@ public record IssuerSettings(long defaultLimit, Duration latency, Duration jitte
                 values.longInRange(prefix + ".default-limit", 1_000_000, 1, Long.MAX_VALUE),
                 values.nonNegativeDuration(prefix + ".simulated-latency", Duration.ZERO),
                 values.nonNegativeDuration(prefix + ".simulated-latency-jitter", Duration.ZERO),
-                values.positiveDuration(prefix + ".ledger-retention", Duration.ofHours(24)),
+                values.positiveDuration(prefix + ".ledger-retention", DEFAULT_LEDGER_RETENTION),
                 (int) values.longInRange(prefix + ".ledger-max-entries", 100_000, 1, Integer.MAX_VALUE));
     }
 }

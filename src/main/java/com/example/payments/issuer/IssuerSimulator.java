@@ -32,10 +32,10 @@ import io.helidon.webserver.observe.metrics.MetricsObserver;
  * <p>Configuration, from system properties or environment variables ({@code ISSUER_PORT}):
  * {@code issuer.port} (default 8090, 0 picks a free port), {@code issuer.host} (default 127.0.0.1),
  * {@code issuer.default-limit} (1000000 minor units), {@code issuer.simulated-latency} and
- * {@code issuer.simulated-latency-jitter} (PT0S; hold calls in flight), {@code issuer.ledger-retention} (PT24H) and
- * {@code issuer.ledger-max-entries} (100000), {@code issuer.idle-connection-timeout} (PT5M, Helidon's default: a
- * keep-alive connection idle this long is closed, checked every tenth of it; the server's idle clock ticks once a
- * second). A mistake prints one line naming the key and exits with status 2.
+ * {@code issuer.simulated-latency-jitter} (PT0S; hold calls in flight), {@code issuer.ledger-retention} (P8D, at
+ * least the services' {@code authorization.validity}) and {@code issuer.ledger-max-entries} (100000),
+ * {@code issuer.idle-connection-timeout} (PT5M, Helidon's default: a keep-alive connection idle this long is closed,
+ * checked every tenth of it; the server's idle clock ticks once a second). A mistake prints one line naming the key and exits with status 2.
  */
 public final class IssuerSimulator {
 

@@ -60,7 +60,7 @@ public final class SimulatedIssuer {
     private SimulatedIssuer(IssuerSettings settings, LongSupplier nanoClock, Clock clock, IssuerMeters meters,
                             boolean deduplicate) {
         this.settings = settings;
-        this.captures = new IssuerCaptures(settings.ledgerMaxEntries(), clock);
+        this.captures = new IssuerCaptures(settings.ledgerRetention(), settings.ledgerMaxEntries(), nanoClock, clock);
         this.ledger = new IssuerLedger(settings.ledgerRetention(), settings.ledgerMaxEntries(), nanoClock, clock,
                                        meters, deduplicate);
         this.reversals = new IssuerReversals(ledger, settings.ledgerMaxEntries(), clock);

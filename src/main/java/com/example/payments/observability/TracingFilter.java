@@ -23,9 +23,10 @@ import io.opentelemetry.context.propagation.TextMapGetter;
 /**
  * The business listener's outermost filter: continues the trace of an incoming W3C {@code traceparent} (one that
  * {@link RequestIds#traceparent} accepts; any other is ignored) and runs the request inside a {@code SERVER} span
- * named {@code <method> <route template>}, with the attributes {@code http.request.method}, {@code http.route},
- * {@code http.response.status_code} and {@code payments.merchant_id}: never the path, the query, a header value or
- * the body, where a card number may be. A {@code 5xx} answer marks the span as an error.
+ * named {@code <method> <route template>}, with the HTTP semantic-convention attributes {@code http.request.method},
+ * {@code http.route} (the route template), {@code http.response.status_code} and {@code url.scheme}, and
+ * {@code payments.merchant_id}: never the path ({@code url.path} is left out on purpose), the query, a header value
+ * or the body, where a card number may be. A {@code 5xx} answer marks the span as an error.
  *
  * <p>With tracing off, the span is the incoming context itself (nothing recorded), so the issuer call still passes the
  * caller's {@code traceparent} on.
@@ -35,6 +36,7 @@ public final class TracingFilter implements Filter {
     private static final AttributeKey<String> METHOD = AttributeKey.stringKey("http.request.method");
     private static final AttributeKey<String> ROUTE = AttributeKey.stringKey("http.route");
     private static final AttributeKey<Long> STATUS = AttributeKey.longKey("http.response.status_code");
+    private static final AttributeKey<String> SCHEME = AttributeKey.stringKey("url.scheme");
     private static final Set<String> KNOWN_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
                                                             "OPTIONS", "TRACE", "CONNECT");
     private static final String TRACESTATE = "tracestate";
@@ -86,6 +88,7 @@ public final class TracingFilter implements Filter {
                 .setParent(parent)
                 .setSpanKind(SpanKind.SERVER)
                 .setAttribute(METHOD, method)
+                .setAttribute(SCHEME, req.isSecure() ? "https" : "http")
                 .startSpan();
         try (Scope ignored = parent.with(span).makeCurrent()) {
             chain.proceed();

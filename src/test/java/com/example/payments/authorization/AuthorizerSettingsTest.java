@@ -40,7 +40,7 @@ class AuthorizerSettingsTest {
         assertThat(defaults.type(), is(AuthorizerSettings.Type.RULE_BASED));
         assertThat(defaults.httpUri(), is(Optional.empty()));
         assertThat(defaults.ruleBased(), is(new IssuerSettings(1_000_000, Duration.ZERO, Duration.ZERO,
-                                                                Duration.ofHours(24), 100_000)));
+                                                                Duration.ofDays(8), 100_000)));
         assertThat(defaults.reverseAfter(), is(Duration.ofMinutes(1)));
         assertThat(settings(Map.of("authorizer.unknown-outcome.reverse-after", "PT1S")).reverseAfter(),
                    is(Duration.ofSeconds(1)));

@@ -47,6 +47,43 @@ class InMemoryAuthorizationStoreTest {
         assertThat(store.find("b").isPresent(), is(false));
     }
 
+    private static OperationRecord pending(String id, String kind, String authorizationId, long amount) {
+        return new OperationRecord(id, kind, authorizationId, "att_" + id, "m_123", new Amount(amount, "EUR"),
+                                   "PENDING", null, Instant.parse("2026-12-01T12:00:01Z"));
+    }
+
+    @Test
+    void capturesAndVoidsCountAgainstTheBoundAndAreRefusedBeyondItWithNothingWritten() {
+        InMemoryAuthorizationStore store = InMemoryAuthorizationStore.create(3);
+        store.create(authorization("a"));
+        Instant now = Instant.parse("2026-12-01T12:00:01Z");
+        assertThat(store.reserve("a", pending("c1", OperationRecord.CAPTURE, "a", 100), 50, now),
+                   is(org.hamcrest.Matchers.instanceOf(AuthorizationStore.Reserved.class)));
+        store.create(authorization("b"));
+        assertThat(store.size(), is(3));
+        assertThrows(StoreFullException.class,
+                     () -> store.reserve("a", pending("c2", OperationRecord.CAPTURE, "a", 100), 50, now));
+        assertThrows(StoreFullException.class,
+                     () -> store.reserve("b", pending("v1", OperationRecord.VOID, "b", 0), 50, now));
+        assertThat("nothing reserved", store.find("a").orElseThrow().reservedAmount(), is(100L));
+        assertThat(store.find("b").orElseThrow().voidPending(), is(false));
+        assertThat(store.findOperation("c2").isPresent(), is(false));
+        assertThat(store.size(), is(3));
+        // A retry of a reserved operation is no new resource: found, not refused.
+        assertThat(store.reserve("a", pending("c1", OperationRecord.CAPTURE, "a", 100), 50, now),
+                   is(org.hamcrest.Matchers.instanceOf(AuthorizationStore.Existing.class)));
+    }
+
+    @Test
+    void theExpiryWorkersVoidIsNeverRefusedByAFullStore() {
+        InMemoryAuthorizationStore store = InMemoryAuthorizationStore.create(1);
+        AuthorizationRecord a = store.create(authorization("a"));
+        Instant after = a.expiresAt().plusSeconds(1);
+        assertThat(store.reserve("a", pending("e1", OperationRecord.EXPIRY, "a", 0), 50, after),
+                   is(org.hamcrest.Matchers.instanceOf(AuthorizationStore.Reserved.class)));
+        assertThat(store.size(), is(2));
+    }
+
     @Test
     void aKeyStaysBoundToItsFirstRequestUntilTheClaimThatBoundItUnbindsIt() {
         KeyBindings bindings = InMemoryKeyBindings.create(10);

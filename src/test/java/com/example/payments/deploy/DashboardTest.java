@@ -45,7 +45,7 @@ class DashboardTest {
             "http_in_flight_requests", "idempotency_requests_total", "idempotency_keys_released_total",
             "authorizations_total", "authorizer_invocations_total", "authorizer_duration_seconds_bucket",
             "issuer_authorizations_total", "issuer_duplicate_attempts_total",
-            "issuer_payments_approved_more_than_once_total", "probe_success", "readiness_consecutive_failures",
+            "issuer_payments_approved_more_than_once_total", "health_probe_success", "readiness_consecutive_failures",
             "circuit_breaker_threshold", "worker_heartbeat_age_seconds", "shutdown_duration_seconds_bucket");
 
     @ParameterizedTest

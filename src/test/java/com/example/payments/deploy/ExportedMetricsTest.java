@@ -23,9 +23,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Every series the rendered alert rules select, and the bucket bounds their promtool tests use, exist in a real
- * scrape: the service runs in a child JVM, gets SIGTERM, and {@code /metrics} is read during its metrics linger,
- * the only time {@code shutdown_duration_seconds} exists (as the PodMonitor would read it).
+ * Every series the rendered alert rules select (but {@code up}, which Prometheus writes itself), and the bucket bounds
+ * their promtool tests use, exist in a real scrape: the service runs in a child JVM, answers a {@code POST} (a 401:
+ * the latency objective's series are those of POSTs), gets SIGTERM, and {@code /metrics} is read during its metrics
+ * linger, the only time {@code shutdown_duration_seconds} exists (as the PodMonitor would read it).
  */
 class ExportedMetricsTest {
 
@@ -41,6 +42,9 @@ class ExportedMetricsTest {
         String scrape = scrapeDuringMetricsLinger(dir.resolve("service.log"));
 
         for (MonitoringManifestsTest.Selector selector : selectors) {
+            if (ExportedSeries.PROMETHEUS_SERIES.contains(selector.name())) {
+                continue; // up: written by Prometheus for every target, never in a scrape
+            }
             assertTrue(hasSample(scrape, selector.name(), selector.matchers()),
                        () -> "the rules select " + selector + ", absent from a real scrape:\n" + scrape);
         }
@@ -73,9 +77,14 @@ class ExportedMetricsTest {
         builder.environment().remove("APP_CONFIG_FILE");
         Process service = builder.start();
         try {
-            int healthPort = awaitPorts(service, log);
-            String base = "http://127.0.0.1:" + healthPort;
+            Matcher ports = awaitPorts(service, log);
+            String base = "http://127.0.0.1:" + ports.group(2);
             awaitStatus(base + "/health/ready", 200);
+            HttpResponse<String> post = HTTP.send(HttpRequest.newBuilder(
+                            URI.create("http://127.0.0.1:" + ports.group(1) + "/v1/authorizations"))
+                    .timeout(Duration.ofSeconds(5)).POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(401, post.statusCode(), "a POST without credentials");
             service.destroy(); // SIGTERM
             String scrape = awaitBodyContaining(base + "/metrics", "shutdown_duration_seconds_bucket{phase=\"total\"");
             assertTrue(service.waitFor(30, TimeUnit.SECONDS), "the service did not exit after SIGTERM");
@@ -86,12 +95,13 @@ class ExportedMetricsTest {
         }
     }
 
-    private static int awaitPorts(Process service, Path log) throws Exception {
+    // Group 1 the business port, group 2 the health port.
+    private static Matcher awaitPorts(Process service, Path log) throws Exception {
         long end = System.nanoTime() + DEADLINE.toNanos();
         while (System.nanoTime() < end && service.isAlive()) {
             Matcher ports = PORTS.matcher(read(log));
             if (ports.find()) {
-                return Integer.parseInt(ports.group(2));
+                return ports;
             }
             Thread.sleep(50);
         }

@@ -25,6 +25,12 @@ final class ExportedSeries {
     static final Set<String> TARGET_LABELS = Set.of("environment", "namespace", "pod", "container", "endpoint", "job",
                                                     "instance");
 
+    /**
+     * Series Prometheus writes itself for every target, with the target labels only: {@code up} (1 when the last
+     * scrape succeeded), which the target-down and target-absent alerts select.
+     */
+    static final Set<String> PROMETHEUS_SERIES = Set.of("up");
+
     private final Map<String, List<Map<String, String>>> samples;
     private final Set<String> recordingRules;
 
@@ -64,6 +70,9 @@ final class ExportedSeries {
             String metric = selector.metric();
             if (metric == null) {
                 problems.add(selector + " names no metric: name it, so that this check can follow it");
+            } else if (PROMETHEUS_SERIES.contains(metric)) {
+                selector.matchers().stream().filter(m -> !TARGET_LABELS.contains(m.label()))
+                        .forEach(m -> problems.add(metric + " has only target labels, not " + m.label()));
             } else if (recordingRules.contains(metric)) {
                 selectedLabels.addAll(selector.matchers().stream().map(PromQl.LabelMatcher::label).toList());
             } else if (!samples.containsKey(metric)) {

@@ -26,7 +26,7 @@ class ExportedSeriesTest {
             # TYPE shutdown_duration_seconds histogram
             shutdown_duration_seconds_bucket{phase="total",scope="application",le="0.5",} 1.0
             shutdown_duration_seconds_count{phase="total",scope="application",} 1.0
-            probe_success{scope="application",type="readiness",} 1.0
+            health_probe_success{probe="readiness",scope="application",} 1.0
             """;
     private static final String RECORDED = "payments_authorization:termination_grace_period_seconds";
 

@@ -27,11 +27,12 @@ class PromQlTest {
     @Test
     void matchersAreReadWithTheirOperatorsAndUnescapedValues() {
         PromQl.Selector selector = PromQl.parse(
-                "probe_success{type=\"readiness\", scope!='vendor',route=~\"/v1/.*\",status!~\"5..\",x=\"a\\\"b\"}")
+                "health_probe_success{probe=\"readiness\", scope!='vendor',route=~\"/v1/.*\","
+                + "status!~\"5..\",x=\"a\\\"b\"}")
                 .selectors().getFirst();
 
-        assertThat(selector.metric(), is("probe_success"));
-        assertThat(selector.matchers(), contains(new PromQl.LabelMatcher("type", "=", "readiness"),
+        assertThat(selector.metric(), is("health_probe_success"));
+        assertThat(selector.matchers(), contains(new PromQl.LabelMatcher("probe", "=", "readiness"),
                                                  new PromQl.LabelMatcher("scope", "!=", "vendor"),
                                                  new PromQl.LabelMatcher("route", "=~", "/v1/.*"),
                                                  new PromQl.LabelMatcher("status", "!~", "5.."),
@@ -101,9 +102,10 @@ class PromQlTest {
 
     @Test
     void aNameMatcherNamesTheMetric() {
-        PromQl.Parsed parsed = PromQl.parse("{__name__=\"probe_success\", type=\"liveness\"} + {__name__=~\"http_.*\"}");
+        PromQl.Parsed parsed = PromQl.parse("{__name__=\"health_probe_success\", probe=\"liveness\"}"
+                                            + " + {__name__=~\"http_.*\"}");
 
-        assertThat(names(parsed), contains("probe_success", null));
+        assertThat(names(parsed), contains("health_probe_success", null));
         assertThat(parsed.selectors().get(1).matchers().getFirst().label(), is("__name__"));
     }
 

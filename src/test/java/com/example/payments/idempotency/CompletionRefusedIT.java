@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 import com.example.payments.testing.MetricsScrape;
+import com.example.payments.testing.PostgresServer;
 import com.example.payments.testing.RedisServer;
 import com.example.payments.testing.ServiceProcess;
 import com.example.payments.testing.Timeline;
@@ -31,8 +32,8 @@ class CompletionRefusedIT {
     void aCompletionRedisRefusesAfterTheDecisionIsRecoveredByTheRetry() throws Exception {
         Timeline timeline = Timeline.create("fault-3-completion-refused");
         RedisServer.assumeInstalled();
-        try (RedisServer redis = RedisServer.start();
-                ServiceProcess service = ServiceProcess.start(FaultConfigs.redis(redis))) {
+        try (RedisServer redis = RedisServer.start(); PostgresServer postgres = PostgresServer.start();
+                ServiceProcess service = ServiceProcess.start(FaultConfigs.redis(redis, postgres))) {
             service.awaitReady(Duration.ofSeconds(20));
             OneKeyClient client = new OneKeyClient(timeline);
             RedisClient admin = RedisClient.create(redis.uri());

@@ -16,6 +16,7 @@ import com.example.payments.issuer.IssuerStats;
 import com.example.payments.testing.Http;
 import com.example.payments.testing.IssuerSimulatorProcess;
 import com.example.payments.testing.MetricsScrape;
+import com.example.payments.testing.PostgresServer;
 import com.example.payments.testing.RedisServer;
 import com.example.payments.testing.ServiceProcess;
 import com.example.payments.testing.Timeline;
@@ -56,11 +57,12 @@ class DrainAwareClaimIT {
 
     @Test
     void withRedisTheRefusedRequestIsAuthorizedOnceByItsRetryOnAnotherReplica() throws Exception {
-        try (RedisServer redis = RedisServer.start();
+        try (RedisServer redis = RedisServer.start(); PostgresServer postgres = PostgresServer.start();
                 IssuerSimulatorProcess issuer = IssuerSimulatorProcess.start(Map.of(
                         "issuer.simulated-latency", "PT0.2S"))) {
             Map<String, String> config = new HashMap<>(SHUTDOWN);
-            config.putAll(FaultConfigs.redis(redis, "authorizer.type", "http", "authorizer.http.uri", issuer.uri()));
+            config.putAll(FaultConfigs.redis(redis, postgres, "authorizer.type", "http", "authorizer.http.uri",
+                                             issuer.uri()));
             // Drain 5 s > authorizer 3 s + Redis 1.5 s; the lease (default 10 s) > the same.
             config.putAll(SHUTDOWN);
             config.remove("idempotency.in-flight-lease");

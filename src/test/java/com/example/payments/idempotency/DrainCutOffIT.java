@@ -9,6 +9,7 @@ import java.util.regex.Pattern;
 import com.example.payments.issuer.IssuerStats;
 import com.example.payments.testing.IssuerSimulatorProcess;
 import com.example.payments.testing.MetricsScrape;
+import com.example.payments.testing.PostgresServer;
 import com.example.payments.testing.RedisServer;
 import com.example.payments.testing.ServiceProcess;
 import com.example.payments.testing.Timeline;
@@ -34,14 +35,14 @@ class DrainCutOffIT {
     @Test
     void withRedisTheRetryOnAnotherReplicaRightAfterTheExitIsAnsweredNotLockedOutForALease() throws Exception {
         Timeline timeline = Timeline.create("fault-4-drain-cut-off-redis");
-        try (RedisServer redis = RedisServer.start();
+        try (RedisServer redis = RedisServer.start(); PostgresServer postgres = PostgresServer.start();
                 IssuerSimulatorProcess issuer = IssuerSimulatorProcess.start(Map.of(
                         "issuer.simulated-latency", "PT1.4S"))) {
             // Drain 3.5 s > authorizer 1.5 s + Redis 1.5 s; the lease (6 s) outlasts the freeze (4.5 s), so the key is
             // still held when the process wakes past its drain deadline. Both replicas call one shared issuer.
-            Map<String, String> config = FaultConfigs.redis(redis, "authorizer.type", "http", "authorizer.http.uri",
-                    issuer.uri(), "authorizer.timeout", "PT1.5S", "idempotency.in-flight-lease", "PT6S",
-                    "shutdown.drain-timeout", "PT3.5S", "shutdown.cleanup-timeout", "PT1S",
+            Map<String, String> config = FaultConfigs.redis(redis, postgres, "authorizer.type", "http",
+                    "authorizer.http.uri", issuer.uri(), "authorizer.timeout", "PT1.5S",
+                    "idempotency.in-flight-lease", "PT6S", "shutdown.drain-timeout", "PT3.5S", "shutdown.cleanup-timeout", "PT1S",
                     "shutdown.metrics-linger", "PT3S", "shutdown.hard-deadline", "PT15S");
             try (ServiceProcess a = ServiceProcess.start(config); ServiceProcess b = ServiceProcess.start(config)) {
                 a.awaitReady(Duration.ofSeconds(20));

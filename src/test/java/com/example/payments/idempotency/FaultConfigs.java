@@ -3,6 +3,7 @@ package com.example.payments.idempotency;
 import java.util.HashMap;
 import java.util.Map;
 
+import com.example.payments.testing.PostgresServer;
 import com.example.payments.testing.RedisServer;
 
 /**
@@ -31,16 +32,21 @@ final class FaultConfigs {
     }
 
     /**
-     * Redis: lease 3 s > authorizer timeout 1 s + 3 x command timeout 0.5 s; the call takes 0.8 s.
+     * Redis: lease 3 s > authorizer timeout 1 s + 3 x command timeout 0.5 s; the call takes 0.8 s. The authorizations
+     * live in PostgreSQL behind the Redis registry, as in every environment ({@code database.*} is required with
+     * redis).
      *
-     * @param redis the test's Redis
-     * @param extra more key-value pairs
+     * @param redis    the test's Redis
+     * @param postgres the test's PostgreSQL, the system of record
+     * @param extra    more key-value pairs
      * @return the properties
      */
-    static Map<String, String> redis(RedisServer redis, String... extra) {
+    static Map<String, String> redis(RedisServer redis, PostgresServer postgres, String... extra) {
         Map<String, String> config = inMemory("idempotency.in-flight-lease", "PT3S");
         config.put("idempotency.store", "redis");
         config.put("idempotency.redis.uri", redis.uri());
+        config.put("database.url", postgres.url());
+        config.put("database.username", PostgresServer.USER);
         config.put("idempotency.fingerprint-secret", "it-test-fingerprint-secret");
         for (int i = 0; i < extra.length; i += 2) {
             config.put(extra[i], extra[i + 1]);

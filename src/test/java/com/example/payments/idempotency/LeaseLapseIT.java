@@ -3,6 +3,7 @@ package com.example.payments.idempotency;
 import java.time.Duration;
 import java.util.List;
 
+import com.example.payments.testing.PostgresServer;
 import com.example.payments.testing.RedisServer;
 import com.example.payments.testing.ServiceProcess;
 import com.example.payments.testing.Timeline;
@@ -51,8 +52,8 @@ class LeaseLapseIT {
     @Test
     void aRedisFrozenLongerThanTheLeaseDuringTheIssuerCallAuthorizesOnce() throws Exception {
         Timeline timeline = Timeline.create("fault-1-lease-lapses-redis-frozen");
-        try (RedisServer redis = RedisServer.start();
-                ServiceProcess service = ServiceProcess.start(FaultConfigs.redis(redis))) {
+        try (RedisServer redis = RedisServer.start(); PostgresServer postgres = PostgresServer.start();
+                ServiceProcess service = ServiceProcess.start(FaultConfigs.redis(redis, postgres))) {
             service.awaitReady(Duration.ofSeconds(20));
             OneKeyClient client = new OneKeyClient(timeline);
             var original = client.sendAsync(service, "original");

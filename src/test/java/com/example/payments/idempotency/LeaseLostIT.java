@@ -36,9 +36,9 @@ class LeaseLostIT {
         try (RedisServer redis = RedisServer.start(); PostgresServer postgres = PostgresServer.start();
                 IssuerSimulatorProcess issuer = IssuerSimulatorProcess.start(Map.of(
                         "issuer.simulated-latency", "PT2.5S"))) {
-            var config = FaultConfigs.redis(redis, "authorizer.type", "http", "authorizer.http.uri", issuer.uri(),
-                                            "authorizer.timeout", "PT3S", "idempotency.in-flight-lease", "PT5S",
-                                            "database.url", postgres.url(), "database.username", PostgresServer.USER);
+            var config = FaultConfigs.redis(redis, postgres, "authorizer.type", "http", "authorizer.http.uri",
+                                            issuer.uri(), "authorizer.timeout", "PT3S",
+                                            "idempotency.in-flight-lease", "PT5S");
             try (ServiceProcess a = ServiceProcess.start(config); ServiceProcess b = ServiceProcess.start(config)) {
                 a.awaitReady(Duration.ofSeconds(20));
                 b.awaitReady(Duration.ofSeconds(20));

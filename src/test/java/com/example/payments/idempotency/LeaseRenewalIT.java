@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import com.example.payments.redis.RedisConnection;
 import com.example.payments.testing.Http;
 import com.example.payments.testing.MetricsScrape;
+import com.example.payments.testing.PostgresServer;
 import com.example.payments.testing.RedisServer;
 import com.example.payments.testing.ServiceProcess;
 
@@ -34,7 +35,8 @@ class LeaseRenewalIT {
 
     @Test
     void aLeaseIsRenewedWhileItsRequestRuns() throws Exception {
-        try (RedisServer redis = RedisServer.start(); ServiceProcess owner = ServiceProcess.start(with(redis));
+        try (RedisServer redis = RedisServer.start(); PostgresServer postgres = PostgresServer.start();
+                ServiceProcess owner = ServiceProcess.start(with(redis, postgres));
                 RedisConnection connection = RedisConnection.create(RedisIdempotencyStoreTest.settings(redis.uri(),
                                                                                                       0))) {
             owner.awaitReady(Duration.ofSeconds(20));
@@ -63,9 +65,9 @@ class LeaseRenewalIT {
 
     @Test
     void theLeaseOfAKilledOwnerExpiresAndTheRetryRunsOnTheOtherReplica() throws Exception {
-        try (RedisServer redis = RedisServer.start();
-                ServiceProcess owner = ServiceProcess.start(with(redis));
-                ServiceProcess other = ServiceProcess.start(with(redis))) {
+        try (RedisServer redis = RedisServer.start(); PostgresServer postgres = PostgresServer.start();
+                ServiceProcess owner = ServiceProcess.start(with(redis, postgres));
+                ServiceProcess other = ServiceProcess.start(with(redis, postgres))) {
             owner.awaitReady(Duration.ofSeconds(20));
             other.awaitReady(Duration.ofSeconds(20));
             String key = UUID.randomUUID().toString();
@@ -100,9 +102,12 @@ class LeaseRenewalIT {
         }
     }
 
-    private static Map<String, String> with(RedisServer redis) {
+    // The registry in Redis, the authorizations in PostgreSQL behind it (required with redis).
+    private static Map<String, String> with(RedisServer redis, PostgresServer postgres) {
         Map<String, String> all = new HashMap<>(CONFIG);
         all.put("idempotency.redis.uri", redis.uri());
+        all.put("database.url", postgres.url());
+        all.put("database.username", PostgresServer.USER);
         return all;
     }
 

@@ -7,6 +7,7 @@ import java.util.UUID;
 
 import com.example.payments.testing.Http;
 import com.example.payments.testing.MetricsScrape;
+import com.example.payments.testing.PostgresServer;
 import com.example.payments.testing.RedisServer;
 import com.example.payments.testing.ServiceProcess;
 
@@ -25,10 +26,11 @@ class MinReplicasAckIT {
 
     @Test
     void withoutAReplicaNothingIsAuthorizedAndOnceOneSyncedTheRetryIs() throws Exception {
-        try (RedisServer primary = RedisServer.start();
+        try (RedisServer primary = RedisServer.start(); PostgresServer postgres = PostgresServer.start();
                 ServiceProcess service = ServiceProcess.start(Map.of(
                         "idempotency.store", "redis", "idempotency.fingerprint-secret", "it-test-fingerprint-secret",
                         "idempotency.redis.uri", primary.uri(),
+                        "database.url", postgres.url(), "database.username", PostgresServer.USER,
                         "idempotency.redis.min-replicas-ack", "1",
                         // Replicated writes may take PT5.7S; the drain and the lease must outlast them and the
                         // authorizer (PT5S).

@@ -11,6 +11,7 @@ import com.example.payments.issuer.IssuerStats;
 import com.example.payments.testing.Http;
 import com.example.payments.testing.IssuerSimulatorProcess;
 import com.example.payments.testing.MetricsScrape;
+import com.example.payments.testing.PostgresServer;
 import com.example.payments.testing.RedisServer;
 import com.example.payments.testing.ServiceProcess;
 
@@ -34,8 +35,11 @@ class RecreatedDecisionIT {
 
     private static final String PREFIX = "payments-authorization:";
 
-    private static Map<String, String> config(RedisServer redis, IssuerSimulatorProcess issuer) {
+    // The registry in Redis, the authorizations in PostgreSQL behind it (required with redis).
+    private static Map<String, String> config(RedisServer redis, PostgresServer postgres,
+                                              IssuerSimulatorProcess issuer) {
         return Map.of("idempotency.store", "redis", "idempotency.redis.uri", redis.uri(),
+                      "database.url", postgres.url(), "database.username", PostgresServer.USER,
                       "idempotency.fingerprint-secret", "it-test-fingerprint-secret",
                       "authorizer.type", "http", "authorizer.http.uri", issuer.uri());
     }
@@ -48,9 +52,9 @@ class RecreatedDecisionIT {
     @Test
     void aDecisionRecoveredAfterItsCompletionWasLostReplaysTheFirstAnswerByteForByte() throws Exception {
         RedisServer.assumeInstalled();
-        try (RedisServer redis = RedisServer.start();
+        try (RedisServer redis = RedisServer.start(); PostgresServer postgres = PostgresServer.start();
                 IssuerSimulatorProcess issuer = IssuerSimulatorProcess.start(Map.of());
-                ServiceProcess service = ServiceProcess.start(config(redis, issuer))) {
+                ServiceProcess service = ServiceProcess.start(config(redis, postgres, issuer))) {
             service.awaitReady(Duration.ofSeconds(30));
             String key = UUID.randomUUID().toString();
             HttpResponse<String> first = post(service, key);
@@ -80,9 +84,9 @@ class RecreatedDecisionIT {
     @Test
     void aDecisionRedisLostIsMadeAgainWithTheSameBytesFromTheIssuersAnswer() throws Exception {
         RedisServer.assumeInstalled();
-        try (RedisServer redis = RedisServer.start();
+        try (RedisServer redis = RedisServer.start(); PostgresServer postgres = PostgresServer.start();
                 IssuerSimulatorProcess issuer = IssuerSimulatorProcess.start(Map.of());
-                ServiceProcess service = ServiceProcess.start(config(redis, issuer))) {
+                ServiceProcess service = ServiceProcess.start(config(redis, postgres, issuer))) {
             service.awaitReady(Duration.ofSeconds(30));
             String approved = UUID.randomUUID().toString();
             String declined = UUID.randomUUID().toString();

@@ -10,6 +10,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.example.payments.testing.Http;
+import com.example.payments.testing.PostgresServer;
 import com.example.payments.testing.RedisServer;
 import com.example.payments.testing.ServiceProcess;
 
@@ -35,10 +36,11 @@ class RedisOutageIT {
 
     @Test
     void redisStoppedForTenSecondsFailsClosedKeepsLivenessAndRecoversWithoutARestart() throws Exception {
-        try (RedisServer redis = RedisServer.start();
+        try (RedisServer redis = RedisServer.start(); PostgresServer postgres = PostgresServer.start();
                 ServiceProcess service = ServiceProcess.start(Map.of(
                         "idempotency.store", "redis", "idempotency.fingerprint-secret", "it-test-fingerprint-secret",
                         "idempotency.redis.uri", redis.uri(),
+                        "database.url", postgres.url(), "database.username", PostgresServer.USER,
                         "health.readiness.check-timeout", "PT" + CHECK_TIMEOUT.toSeconds() + "S"))) {
             service.awaitReady(Duration.ofSeconds(20));
             HttpResponse<String> before = post(service);
@@ -67,9 +69,7 @@ class RedisOutageIT {
             }
             assertThat(posts.stream().filter(p -> p.status() != 503 || !p.retryAfter()).toList(), is(empty()));
             assertThat(Http.get(health(service) + "/health/ready").statusCode(), is(503));
-            // GET reads the resource store, not the registry: without database.* that is this replica's memory,
-            // which the outage does not touch (with PostgreSQL as the resource store, as staging and prod run, it is
-            // the database).
+            // GET reads the resource store, PostgreSQL behind the registry, which the Redis outage does not touch.
             Sample get = sample(outageStart, Http.get(location));
             assertThat(get.body(), get.status(), is(200));
 

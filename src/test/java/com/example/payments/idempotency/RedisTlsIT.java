@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import com.example.payments.testing.Http;
+import com.example.payments.testing.PostgresServer;
 import com.example.payments.testing.RedisServer;
 import com.example.payments.testing.ServiceProcess;
 import com.example.payments.testing.TestCertificates;
@@ -45,8 +46,10 @@ class RedisTlsIT {
         String password = "pw-" + UUID.randomUUID();
         String[] users = userArgs(password);
         try (RedisServer redis = RedisServer.startTls(certificates, users);
+                PostgresServer postgres = PostgresServer.start();
                 ServiceProcess service = ServiceProcess.start(
                         Map.of("idempotency.store", "redis", "idempotency.fingerprint-secret", "it-test-fingerprint-secret",
+                               "database.url", postgres.url(), "database.username", PostgresServer.USER,
                                "javax.net.ssl.trustStore", certificates.trustStore().toString(),
                                "javax.net.ssl.trustStorePassword", certificates.trustStorePassword(),
                                "javax.net.ssl.trustStoreType", "PKCS12"),

@@ -33,6 +33,22 @@ class IssuerCapturesTest {
     }
 
     @Test
+    void anApprovalAndEachAnswerAreRememberedForTheRetentionThenForgotten() throws InterruptedException {
+        long retention = Duration.ofDays(7).toNanos();
+        approve("att_e", 1000);
+        assertThat(issuer.capture("att_e1", "att_e", 100).decision().approved(), is(true));
+        nanos.addAndGet(retention - 1);
+        assertThat("capturable until the retention ends", issuer.capture("att_e2", "att_e", 100).decision()
+                .approved(), is(true));
+        assertThat(issuer.capture("att_e1", "att_e", 100).replayed(), is(true));
+        nanos.addAndGet(1);
+        assertThat("the approval is forgotten", issuer.capture("att_e3", "att_e", 100).decision().declineCode(),
+                   is("unknown_authorization"));
+        SimulatedIssuer.Decided again = issuer.capture("att_e1", "att_e", 100);
+        assertThat("the answer is forgotten too: decided afresh", again.replayed(), is(false));
+    }
+
+    @Test
     void nothingIsCapturedAfterAVoidNorOfAnUnknownAuthorization() throws InterruptedException {
         approve("att_b", 1000);
         assertThat(issuer.voidRemainder("att_v", "att_b").decision().approved(), is(true));

@@ -61,11 +61,12 @@ class LoadTestSmokeIT {
         lanes = Executors.newFixedThreadPool(LANES);
         // Longest first, so the lanes end close together. Each scenario that binds fixed ports gets its own range.
         submit("start-to-ready", List.of(), Map.of(), List.of("wrk", "curl"));
-        submit("post-path", List.of(), Map.of(), List.of("wrk", "redis-server", "curl"));
+        submit("post-path", List.of(), Map.of(), List.of("wrk", "redis-server", "curl", "postgres"));
         // PostgreSQL with the lifecycle (captures, voids, expiries): every check of the plain soak plus its own.
         submit("fault-soak-lifecycle-postgres", List.of("--store", "postgres", "--lifecycle"), Map.of(),
                List.of("curl", "postgres"));
-        submit("fault-soak-redis", List.of("--store", "redis"), Map.of(), List.of("redis-server", "redis-cli", "curl"));
+        submit("fault-soak-redis", List.of("--store", "redis"), Map.of(),
+               List.of("redis-server", "redis-cli", "curl", "postgres"));
         submit("drain", List.of(), Map.of("LT_BASE_PORT", "18300"), List.of("haproxy", "curl"));
         submit("store-throughput", List.of(), Map.of(), List.of("wrk", "redis-server", "curl", "postgres"));
         submit("rolling-restart", List.of(), Map.of("LT_BASE_PORT", "18000"), List.of("haproxy", "curl"));
