@@ -32,6 +32,10 @@
 # store_<name>_describe and store_<name>_dump_records (see the redis ones), and optionally store_<name>_pause (a
 # fifth fault kind) and store_<name>_dump_rows (its system-of-record rows), and nothing else.
 #
+# ISSUER_DEDUP=0 runs the issuer simulator without attempt deduplication (issuer.deduplicate-attempts=false), an
+# acquirer that decides every call afresh: the report then requires 0 payments holding two approvals net of reversals
+# and 0 unknown outcomes left unresolved REVERSE_AFTER (PT5S in that mode) + 5 s after the verification.
+# REVERSE_AFTER (environment) sets authorizer.unknown-outcome.reverse-after (default: the service's PT1M).
 # FAULTS (environment) narrows the fault kinds, e.g. FAULTS="store-restart sigkill"; the report then requires those.
 # SMOKE=1 (a few seconds; results and report under target/load-tests-smoke/fault-soak/): --duration 6 --keys 20
 # --concurrency 4 --seed 1, FAULTS="store-restart sigkill" from 1 s on, 0.2-0.5 s apart, keys give up after 30 s.
@@ -92,6 +96,10 @@ esac
 AUTHORIZER_TIMEOUT=PT2S
 ISSUER_LATENCY="${ISSUER_LATENCY:-PT0.2S}"    # each issuer call takes 0.2 s + uniform 0..0.6 s: work for faults to hit
 ISSUER_JITTER="${ISSUER_JITTER:-PT0.6S}"
+ISSUER_DEDUP="${ISSUER_DEDUP:-1}"
+ISSUER_DEDUPLICATES=true
+if [ "$ISSUER_DEDUP" = 0 ]; then REVERSE_AFTER="${REVERSE_AFTER:-PT5S}"; ISSUER_DEDUPLICATES=false; fi
+REVERSE_AFTER="${REVERSE_AFTER:-}"
 HEAP="${HEAP:-384m}"
 FIRST_FAULT_S="${FIRST_FAULT_S:-8}"
 FAULT_GAP_MIN_MS="${FAULT_GAP_MIN_MS:-2000}"
@@ -106,6 +114,7 @@ SERVICE_PROPS=(
   -Didempotency.fingerprint-secret=fault-soak-fingerprint-secret
   -Dshutdown.pre-drain-delay=PT1S "-Dshutdown.drain-timeout=$DRAIN" -Dshutdown.cleanup-timeout=PT3S
   -Dshutdown.metrics-linger=PT0S -Dshutdown.hard-deadline=PT20S
+  ${REVERSE_AFTER:+"-Dauthorizer.unknown-outcome.reverse-after=$REVERSE_AFTER"}
   # The development key (client.py sends it, merchant m_123) and a merchant quota above the run's keys.
   "-Dauth.api-keys=sha256:9702b04ac8da313c8ec0784e54e26e65016c0a9c0942463b0c6fb9f354071ab8 m_123"
   -Didempotency.merchant-quota.max-records=1000000 -Didempotency.merchant-quota.max-in-flight=10000
@@ -316,7 +325,8 @@ dump_lifecycle() {
 start_issuer() {
   # shellcheck disable=SC2086  # LT_SMOKE_JVM_OPTS: words on purpose
   "$JAVA_HOME/bin/java" $LT_SMOKE_JVM_OPTS -Xmx256m -Dissuer.port=0 -Dissuer.simulated-latency="$ISSUER_LATENCY" \
-    -Dissuer.simulated-latency-jitter="$ISSUER_JITTER" -cp "$JAR" com.example.payments.issuer.IssuerSimulator \
+    -Dissuer.simulated-latency-jitter="$ISSUER_JITTER" -Dissuer.deduplicate-attempts="$ISSUER_DEDUPLICATES" \
+    -cp "$JAR" com.example.payments.issuer.IssuerSimulator \
     >"$RUN/issuer.log" 2>&1 &
   PID_OF[issuer]=$!
   local _
@@ -442,6 +452,7 @@ cat >"$RUN/params.json" <<EOF
 {"store": "$STORE", "lifecycle": $LIFECYCLE, "validity_s": $VALIDITY_S, "duration_s": $DURATION, "keys": $KEYS, "concurrency": $CONCURRENCY, "seed": "${SEED}",
  "replicas": $REPLICAS, "lease_s": $LEASE_S, "authorizer_timeout": "$AUTHORIZER_TIMEOUT",
  "issuer_latency": "$ISSUER_LATENCY", "issuer_jitter": "$ISSUER_JITTER", "heap": "$HEAP",
+ "issuer_dedup": $ISSUER_DEDUP, "reverse_after": "${REVERSE_AFTER:-PT1M}",
  "first_fault_s": $FIRST_FAULT_S, "fault_gap_ms": [$FAULT_GAP_MIN_MS, $FAULT_GAP_MAX_MS],
  "key_deadline_s": $KEY_DEADLINE_S, "fault_kinds": [$(printf '"%s",' "${FAULT_KINDS[@]}" | sed 's/,$//')], "double_pct": $DOUBLE_PCT, "short_timeout_pct": $SHORT_TIMEOUT_PCT, "service_props": "$(printf '%s ' "${SERVICE_PROPS[@]}")",
  "store_description": "$("store_${STORE}_describe")", "jdk": "$("$JAVA_HOME/bin/java" -version 2>&1 | head -1 | tr -d '"')",
@@ -481,6 +492,14 @@ lt_log "verifying: a replay of every key, then GET of its id on every replica"
   --key-deadline 30 "${CLIENT_LIFECYCLE[@]}" >"$RUN/client-verify.json" 2>"$RUN/client-verify.stderr" \
   || { lt_log "verification failed: $(cat "$RUN/client-verify.stderr")"; exit 1; }
 event verified
+if [ "$ISSUER_DEDUP" = 0 ]; then
+  # The reconciler's deadline plus a few of its runs: every unknown outcome must be resolved by then.
+  lt_log "waiting $REVERSE_AFTER + 5 s for the reconciler"
+  sleep $(( $(echo "$REVERSE_AFTER" | tr -dc '0-9') + 5 ))
+  if [ -n "$PG_PORT" ]; then
+    pg_lt_psql "$PG_PORT" -d payments -At -c "SELECT count(*) FROM unknown_outcomes" >"$RUN/unknown-outcomes-left.txt"
+  fi
+fi
 curl -sf --max-time 5 "http://127.0.0.1:$ISSUER_PORT/stats" >"$RUN/issuer-stats.json"
 "store_${STORE}_dump_records" "$RUN/store-records.txt"
 if declare -F "store_${STORE}_dump_rows" >/dev/null; then "store_${STORE}_dump_rows" "$RUN/store-rows.jsonl"; fi
@@ -503,6 +522,7 @@ wait_exit issuer
 "store_${STORE}_stop"
 echo "{\"loadavg_end\": \"$(cut -d' ' -f1-3 /proc/loadavg)\", \"ended\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\"}" >"$RUN/end.json"
 
+if [ "$ISSUER_DEDUP" = 0 ]; then VARIANT="$VARIANT-no-dedup"; fi
 REPORT="$LT_REPORTS_DIR/fault-soak-$VARIANT.md"
 if "$PY" "$HERE/report.py" "$RUN" "$REPORT"; then
   lt_log "every invariant holds; report: $REPORT"

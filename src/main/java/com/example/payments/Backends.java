@@ -10,11 +10,14 @@ import java.util.Optional;
 import com.example.payments.authorization.AuthorizationSettings;
 import com.example.payments.authorization.AuthorizationStore;
 import com.example.payments.authorization.InMemoryAuthorizationStore;
+import com.example.payments.authorization.InMemoryUnknownOutcomes;
+import com.example.payments.authorization.UnknownOutcomes;
 import com.example.payments.database.Database;
 import com.example.payments.database.DatabaseReadinessCheck;
 import com.example.payments.database.PostgresAuthorizationStore;
 import com.example.payments.database.PostgresIdempotencyStore;
 import com.example.payments.database.PostgresKeyBindings;
+import com.example.payments.database.PostgresUnknownOutcomes;
 import com.example.payments.health.CapacityCheck;
 import com.example.payments.idempotency.IdempotencySettings;
 import com.example.payments.idempotency.IdempotencyStore;
@@ -43,6 +46,8 @@ import io.helidon.metrics.api.MeterRegistry;
  * @param idempotency     keys and decisions
  * @param authorizations  the resource store
  * @param bindings        each used idempotency key bound to its request's fingerprint
+ * @param outcomes        authorizations whose outcome is unknown, until a retry or the reconciler resolves them: in
+ *                        PostgreSQL whenever a database is configured, else in memory
  * @param readinessChecks required dependencies ({@code idempotency-store} with redis, {@code database} with a
  *                        database; none in memory)
  * @param capacity        what readiness reports when full without feeding the circuit breaker: the in-memory store at
@@ -52,7 +57,8 @@ import io.helidon.metrics.api.MeterRegistry;
  * @param resources       closed in the shutdown cleanup phase, by name
  */
 record Backends(IdempotencyStore idempotency, AuthorizationStore authorizations, KeyBindings bindings,
-                List<HealthCheck> readinessChecks, List<CapacityCheck> capacity, Optional<Runnable> sweep,
+                UnknownOutcomes outcomes, List<HealthCheck> readinessChecks, List<CapacityCheck> capacity,
+                Optional<Runnable> sweep,
                 Map<String, AutoCloseable> resources) {
 
     // A sweeper run deletes at most 20 statements x 500 rows of each table: each statement short, the heartbeat
@@ -90,6 +96,7 @@ record Backends(IdempotencyStore idempotency, AuthorizationStore authorizations,
         PostgresIdempotencyStore store = PostgresIdempotencyStore.create(database, decision -> Optional.empty());
         Runnable sweep = () -> store.sweepQuietly(SWEEP_BATCH, SWEEP_MAX_BATCHES);
         return new Backends(store, PostgresAuthorizationStore.create(database), PostgresKeyBindings.create(database),
+                            PostgresUnknownOutcomes.create(database),
                             List.of(DatabaseReadinessCheck.create(database, checkTimeout)), List.of(),
                             Optional.of(sweep), Map.of("database-pool", database));
     }
@@ -99,7 +106,8 @@ record Backends(IdempotencyStore idempotency, AuthorizationStore authorizations,
         Runnable sweep = store::sweep;
         CapacityCheck full = () -> store.full().map(why -> "idempotency-store: " + why);
         return new Backends(store, InMemoryAuthorizationStore.create(lifecycle.maxResources()),
-                            InMemoryKeyBindings.create(lifecycle.maxResources()), List.of(), List.of(full),
+                            InMemoryKeyBindings.create(lifecycle.maxResources()),
+                            InMemoryUnknownOutcomes.create(lifecycle.maxResources()), List.of(), List.of(full),
                             Optional.of(sweep), Map.of("idempotency-store", store));
     }
 
@@ -111,7 +119,7 @@ record Backends(IdempotencyStore idempotency, AuthorizationStore authorizations,
         resources.put("redis-client", connection);
         resources.put("database-pool", database);
         return new Backends(RedisIdempotencyStore.create(connection), PostgresAuthorizationStore.create(database),
-                            PostgresKeyBindings.create(database), checks, List.of(), Optional.empty(),
-                            Collections.unmodifiableMap(resources));
+                            PostgresKeyBindings.create(database), PostgresUnknownOutcomes.create(database), checks,
+                            List.of(), Optional.empty(), Collections.unmodifiableMap(resources));
     }
 }

@@ -20,6 +20,7 @@ import com.example.payments.authentication.AuthenticationFilter;
 import com.example.payments.authentication.Authenticator;
 import com.example.payments.authorization.AuthorizationService;
 import com.example.payments.authorization.Expiry;
+import com.example.payments.authorization.Reconciler;
 import com.example.payments.authorization.OperationService;
 import com.example.payments.config.ConfigurationException;
 import com.example.payments.config.KnownKeys;
@@ -95,6 +96,9 @@ public final class Main {
     // The expiry worker: a run handles at most 100 authorizations, each a store write and a bounded acquirer call.
     private static final Duration EXPIRY_INTERVAL = Duration.ofSeconds(1);
     private static final int EXPIRY_BATCH = 100;
+    // The unknown-outcome reconciler: every second, at most 100 outcomes per run.
+    private static final Duration RECONCILE_INTERVAL = Duration.ofSeconds(1);
+    private static final int RECONCILE_BATCH = 100;
     private static final byte[] PONG = "pong".getBytes(StandardCharsets.UTF_8);
     private static final List<Method> GET_HEAD = List.of(Method.GET, Method.HEAD);
     /** The loopback prober's route: public, and neither logged by the access log nor traced. */
@@ -242,7 +246,7 @@ public final class Main {
         AuthFailures authFailures = AuthFailures.create(meters, businessResources().keySet());
         AuthorizationService authorizations = AuthorizationService.create(authorize, issuer.authorizer(),
                 settings.authorizer(), backends.authorizations(), settings.lifecycle(), Clock.systemUTC(), meters,
-                authFailures);
+                authFailures, backends.outcomes());
         OperationService operations = OperationService.create(
                 operation(OperationService.CAPTURE, registry, backends, settings, state),
                 operation(OperationService.VOID, registry, backends, settings, state), backends.authorizations(),
@@ -282,6 +286,14 @@ public final class Main {
         watchdog.watch(expiryHeartbeat);
         workers.add(PeriodicWorker.start(expiryHeartbeat, EXPIRY_INTERVAL, Expiry.create(backends.authorizations(),
                 authorizations, Clock.systemUTC(), EXPIRY_BATCH)));
+        // The reconciler: a run resolves at most 100 unknown outcomes, each a claim, a few bounded reversal sends
+        // and two store writes; its staleness threshold covers a run whose sends all time out.
+        Heartbeat reconcilerHeartbeat = Heartbeat.create("unknown-outcome-reconciler", SWEEPER_STALE_AFTER.plus(
+                settings.authorizer().timeout().multipliedBy(4)));
+        watchdog.watch(reconcilerHeartbeat);
+        workers.add(PeriodicWorker.start(reconcilerHeartbeat, RECONCILE_INTERVAL, Reconciler.create(
+                backends.outcomes(), registry, backends.bindings(), backends.authorizations(), authorizations,
+                settings.authorizer(), Clock.systemUTC(), RECONCILE_BATCH, meters)));
 
         LoopbackProber prober = LoopbackProber.create(state, Listeners.pingUri(config, business.port()),
                                                       settings.health());

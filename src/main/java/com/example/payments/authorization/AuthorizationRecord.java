@@ -79,14 +79,29 @@ public record AuthorizationRecord(String id, String attemptId, String merchantId
     }
 
     /**
+     * The authorization the reconciler records for an unknown outcome nobody retried, once the acquirer confirmed its
+     * reversal: {@code DECLINED} with {@code declineCode: "reversed"}, state {@code REVERSED}, nothing capturable.
+     *
+     * @param outcome    the unknown outcome
+     * @param reversedAt the acquirer's time of the reversal (millisecond precision): {@code createdAt}
+     * @return the record
+     */
+    static AuthorizationRecord reversed(UnknownOutcome outcome, Instant reversedAt) {
+        Instant at = reversedAt.truncatedTo(ChronoUnit.MILLIS);
+        return new AuthorizationRecord(outcome.resourceId(), outcome.attemptId(), outcome.merchantId(),
+                outcome.reference(), outcome.amount(), outcome.card(), "DECLINED", Reconciler.DECLINE_CODE, at,
+                AuthorizationState.REVERSED, 0, 0, false, List.of(), at, at);
+    }
+
+    /**
      * The body as it was when the authorization was created: what its 201 and every replay send. Depends only on
      * what never changes, so every execution of the attempt builds the same bytes.
      *
      * @return the body
      */
     public Authorization createdView() {
-        AuthorizationState initial = "APPROVED".equals(status) ? AuthorizationState.APPROVED
-                : AuthorizationState.DECLINED;
+        // A declined authorization's state never moves: DECLINED, or REVERSED when the reconciler created it so.
+        AuthorizationState initial = "APPROVED".equals(status) ? AuthorizationState.APPROVED : state;
         return view(initial, 0, List.of(), createdAt);
     }
 

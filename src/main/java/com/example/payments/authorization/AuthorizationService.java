@@ -72,12 +72,13 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
 
     private AuthorizationService(IdempotentOperation operation, BoundedAuthorizer authorizer,
                                  AuthorizationStore store, AuthorizationSettings lifecycle, Clock clock,
-                                 MeterRegistry meters, AuthFailures failures) {
+                                 MeterRegistry meters, AuthFailures failures, UnknownOutcomes outcomes,
+                                 java.time.Duration reverseAfter) {
         this.operation = operation;
         this.authorizer = authorizer;
         this.store = store;
         this.failures = failures;
-        this.work = new AuthorizeWork(authorizer, store, lifecycle.validity(), meters);
+        this.work = new AuthorizeWork(authorizer, store, lifecycle.validity(), meters, outcomes, reverseAfter, clock);
         this.validator = new RequestValidator(clock);
     }
 
@@ -100,6 +101,31 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
                                               AuthorizerSettings settings, AuthorizationStore store,
                                               AuthorizationSettings lifecycle, Clock clock, MeterRegistry meters,
                                               AuthFailures failures) {
+        Objects.requireNonNull(lifecycle, "lifecycle");
+        return create(operation, authorizer, settings, store, lifecycle, clock, meters, failures,
+                      InMemoryUnknownOutcomes.create(lifecycle.maxResources()));
+    }
+
+    /**
+     * Creates the API with where its unknown outcomes are recorded.
+     *
+     * @param operation  the idempotent-operation flow of {@link #OPERATION}
+     * @param authorizer the issuer seam
+     * @param settings   {@code authorizer.*}: its timeout bounds every call; {@code unknown-outcome.reverse-after}
+     *                   sets each unknown outcome's deadline
+     * @param store      the resource store
+     * @param lifecycle  {@code authorization.*}
+     * @param clock      clock of card expiry and of unknown outcomes' deadlines
+     * @param meters     metrics registry
+     * @param failures   answers and counts the 403 of a caller naming another merchant
+     * @param outcomes   where unknown outcomes are recorded for the {@link Reconciler}
+     * @return the service
+     * @throws NullPointerException if an argument is null; the message names the parameter
+     */
+    public static AuthorizationService create(IdempotentOperation operation, Authorizer authorizer,
+                                              AuthorizerSettings settings, AuthorizationStore store,
+                                              AuthorizationSettings lifecycle, Clock clock, MeterRegistry meters,
+                                              AuthFailures failures, UnknownOutcomes outcomes) {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(authorizer, "authorizer");
         Objects.requireNonNull(settings, "settings");
@@ -108,8 +134,10 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(meters, "meters");
         Objects.requireNonNull(failures, "failures");
-        return new AuthorizationService(operation, new BoundedAuthorizer(authorizer, settings.timeout(), meters),
-                                        store, lifecycle, clock, meters, failures);
+        Objects.requireNonNull(outcomes, "outcomes");
+        LateDecisions late = new LateDecisions(settings.timeout(), settings.reverseAfter());
+        return new AuthorizationService(operation, new BoundedAuthorizer(authorizer, settings.timeout(), meters, late),
+                                        store, lifecycle, clock, meters, failures, outcomes, settings.reverseAfter());
     }
 
     @Override

@@ -24,7 +24,14 @@ import io.helidon.metrics.api.Tag;
  * {@code authorizations_total{status}} once per recorded decision, however many executions converge on it.
  *
  * <p>A resource store that is full or cannot be reached answers 503 with {@code Retry-After} and releases the key:
- * nothing was recorded, and the retry sends the same attempt id, which the issuer deduplicates.
+ * nothing was recorded; the decision is kept in this process ({@link LateDecisions}), so a retry here records it
+ * without asking the issuer again, and a retry elsewhere sends the same attempt id, which the issuer deduplicates.
+ *
+ * <p>An outcome the issuer may have decided without this service learning it (the authorizer timed out, failed after
+ * the call may have left, or the drain interrupted it) is recorded in {@link UnknownOutcomes} before the key is
+ * released, with a deadline {@code authorizer.unknown-outcome.reverse-after} away: the {@link Reconciler} reverses it
+ * then unless a retry resolved it. Counts {@code unknown_outcomes_recorded_total}. A record that cannot be written
+ * is logged: the outcome then waits for the client's retry alone, as before.
  */
 final class AuthorizeWork {
 
@@ -35,13 +42,24 @@ final class AuthorizeWork {
     private final Duration validity;
     private final Counter approved;
     private final Counter declined;
+    private final UnknownOutcomes outcomes;
+    private final Duration reverseAfter;
+    private final java.time.Clock clock;
+    private final Counter recorded;
 
-    AuthorizeWork(BoundedAuthorizer authorizer, AuthorizationStore store, Duration validity, MeterRegistry meters) {
+    AuthorizeWork(BoundedAuthorizer authorizer, AuthorizationStore store, Duration validity, MeterRegistry meters,
+                  UnknownOutcomes outcomes, Duration reverseAfter, java.time.Clock clock) {
         this.authorizer = authorizer;
         this.store = store;
         this.validity = validity;
         this.approved = counter(meters, "APPROVED");
         this.declined = counter(meters, "DECLINED");
+        this.outcomes = outcomes;
+        this.reverseAfter = reverseAfter;
+        this.clock = clock;
+        this.recorded = meters.getOrCreate(Counter.builder("unknown_outcomes_recorded")
+                .description("Authorizations whose outcome at the issuer became unknown (timeout, failure after "
+                             + "the call may have left, drain cut-off), recorded for the reconciler"));
     }
 
     /**
@@ -51,15 +69,51 @@ final class AuthorizeWork {
      * @return work that calls the authorizer
      */
     Work of(AuthorizationRequest request) {
-        return attempt -> switch (authorizer.authorize(new AuthorizationAttempt(attempt.attemptId(), request))) {
+        return attempt -> switch (call(attempt, request)) {
             case BoundedAuthorizer.Decided decided -> decided(attempt, request, decided.decision());
-            case BoundedAuthorizer.Failed failed -> new Work.Undecided(Problem.of(
-                    "issuer-unavailable", "Issuer unavailable", 502, "The card issuer could not be reached; the "
-                    + "outcome is unknown. Retry with the same Idempotency-Key."), ReleaseReason.ISSUER_UNAVAILABLE);
-            case BoundedAuthorizer.TimedOut timedOut -> new Work.Undecided(Problem.of(
-                    "issuer-timeout", "Issuer timeout", 504, "The card issuer did not answer in time; the outcome is "
-                    + "unknown. Retry with the same Idempotency-Key."), ReleaseReason.ISSUER_TIMEOUT);
+            case BoundedAuthorizer.Failed failed -> {
+                unknown(attempt, request);
+                yield new Work.Undecided(Problem.of("issuer-unavailable", "Issuer unavailable", 502, "The card "
+                        + "issuer could not be reached; the outcome is unknown. Retry with the same Idempotency-Key "
+                        + "within " + reverseAfter.toSeconds() + " s; after that the authorization is reversed."),
+                        ReleaseReason.ISSUER_UNAVAILABLE);
+            }
+            case BoundedAuthorizer.TimedOut timedOut -> {
+                unknown(attempt, request);
+                yield new Work.Undecided(Problem.of("issuer-timeout", "Issuer timeout", 504, "The card issuer did "
+                        + "not answer in time; the outcome is unknown. Retry with the same Idempotency-Key within "
+                        + reverseAfter.toSeconds() + " s; after that the authorization is reversed."),
+                        ReleaseReason.ISSUER_TIMEOUT);
+            }
         };
+    }
+
+    private BoundedAuthorizer.Outcome call(Work.Attempt attempt, AuthorizationRequest request)
+            throws InterruptedException {
+        try {
+            return authorizer.authorize(new AuthorizationAttempt(attempt.attemptId(), request));
+        } catch (InterruptedException e) {
+            // The drain cut the call off: the issuer may have decided. The catch cleared the interrupt, so the record
+            // is written; the request then ends as the flow ends a cut-off request.
+            unknown(attempt, request);
+            throw e;
+        }
+    }
+
+    // Written before the key is released: a retry that comes at once finds the record, and the reconciler's claim
+    // decides between them.
+    private void unknown(Work.Attempt attempt, AuthorizationRequest request) {
+        java.time.Instant now = clock.instant().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+        try {
+            outcomes.record(new UnknownOutcome(attempt.attemptId(), attempt.lookupKey(), request.merchantId(),
+                    attempt.identity().fingerprint(), attempt.resourceId(), request.reference(), request.amount(),
+                    new Authorization.CardSummary(request.card().brand(), request.card().last4()), now,
+                    now.plus(reverseAfter)));
+            recorded.increment();
+        } catch (RuntimeException e) {
+            LOGGER.log(Level.ERROR, "Unknown outcome of attempt {0} not recorded, nothing reverses it unless the "
+                                    + "client retries: {1}", attempt.attemptId(), String.valueOf(e));
+        }
     }
 
     private Work.Outcome decided(Work.Attempt attempt, AuthorizationRequest request, Authorizer.Decision decision) {
@@ -68,11 +122,14 @@ final class AuthorizeWork {
             stored = store.create(AuthorizationRecord.created(attempt.resourceId(), attempt.attemptId(), request,
                                                               decision, validity));
         } catch (StoreFullException e) {
+            // The issuer decided: a retry here answers from the kept decision rather than sending the attempt again.
+            authorizer.keep(attempt.attemptId(), decision);
             LOGGER.log(Level.WARNING, "Authorization refused: {0}", e.getMessage());
             return new Work.Undecided(Problem.of("store-full", "Temporarily unavailable", 503, "The service holds as "
                     + "many authorizations as it may. Retry later with the same Idempotency-Key."),
                     ReleaseReason.ERROR, 5);
         } catch (IdempotencyStore.UnavailableException e) {
+            authorizer.keep(attempt.attemptId(), decision);
             LOGGER.log(Level.WARNING, "Resource store unavailable, the authorization is not recorded: {0}",
                        e.getMessage());
             return new Work.Undecided(Problem.of("store-unavailable", "Temporarily unavailable", 503, "The store "

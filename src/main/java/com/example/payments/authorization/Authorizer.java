@@ -56,6 +56,31 @@ public interface Authorizer {
     }
 
     /**
+     * Reverses an authorization attempt whose outcome is unknown (ISO 8583 reversal advice): the acquirer releases the
+     * hold if it approved the attempt, and does nothing if it never did. Applied at most once per reversal id; the
+     * reconciler sends the same reversal id until an answer confirms it. The default throws: an acquirer that cannot
+     * reverse leaves every unknown outcome to the client's retry (and the unresolved-outcome alert).
+     *
+     * @param reversal the reversal id and the attempt it reverses
+     * @return approved when the attempt was reversed, declined with {@code not_approved} when there was nothing to
+     *         reverse; either confirms the reversal
+     * @throws IssuerUnavailableException when the acquirer could not be reached or did not confirm: send it again
+     * @throws InterruptedException       when the timeout expired or the process is shutting down
+     */
+    default Decision reverse(Reversal reversal) throws IssuerUnavailableException, InterruptedException {
+        throw new IssuerUnavailableException("this authorizer cannot reverse");
+    }
+
+    /**
+     * A reversal of one authorization attempt.
+     *
+     * @param reversalId the acquirer's deduplication key for the reversal: the same on every send
+     * @param attemptId  the authorization attempt it reverses
+     */
+    record Reversal(String reversalId, String attemptId) {
+    }
+
+    /**
      * Whether a call may block: network I/O, a sleep, a wait for another thread. A call that cannot block (it decides
      * from the attempt and memory alone) cannot outlast {@code authorizer.timeout}, so it is made on the request's own
      * virtual thread, without a hop to another thread to bound it.

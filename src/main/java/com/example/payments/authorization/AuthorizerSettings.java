@@ -23,8 +23,18 @@ import com.example.payments.issuer.IssuerSettings;
  *                  {@code authorizer.simulated-latency} (PT0S), {@code authorizer.simulated-latency-jitter} (PT0S),
  *                  {@code authorizer.ledger-retention} (P8D, at least {@code authorization.validity}),
  *                  {@code authorizer.ledger-max-entries} (100000)
+ * @param reverseAfter {@code authorizer.unknown-outcome.reverse-after}, default PT1M, from PT1S to PT1H: how long an
+ *                  authorization whose outcome is unknown (502, 504, a drain cut-off) waits for its client's retry
+ *                  before the reconciler reverses it
  */
-public record AuthorizerSettings(Duration timeout, Type type, Optional<URI> httpUri, IssuerSettings ruleBased) {
+public record AuthorizerSettings(Duration timeout, Type type, Optional<URI> httpUri, IssuerSettings ruleBased,
+                                 Duration reverseAfter) {
+
+    /** Shortest {@code authorizer.unknown-outcome.reverse-after}. */
+    public static final Duration MIN_REVERSE_AFTER = Duration.ofSeconds(1);
+    /** Longest {@code authorizer.unknown-outcome.reverse-after}: a hold left longer is a cardholder's problem. */
+    public static final Duration MAX_REVERSE_AFTER = Duration.ofHours(1);
+    private static final String REVERSE_AFTER_KEY = "authorizer.unknown-outcome.reverse-after";
 
     private static final String URI_KEY = "authorizer.http.uri";
     private static final String URI_ALLOWED = "an absolute http:// or https:// URI with a host";
@@ -53,7 +63,18 @@ public record AuthorizerSettings(Duration timeout, Type type, Optional<URI> http
                 values.positiveDuration("authorizer.timeout", Duration.ofSeconds(5)),
                 type,
                 type == Type.HTTP ? uri : Optional.empty(),
-                IssuerSettings.create(values, "authorizer"));
+                IssuerSettings.create(values, "authorizer"),
+                reverseAfter(values));
+    }
+
+    private static Duration reverseAfter(ConfigValues values) {
+        Duration after = values.positiveDuration(REVERSE_AFTER_KEY, Duration.ofMinutes(1));
+        if (after.compareTo(MIN_REVERSE_AFTER) < 0 || after.compareTo(MAX_REVERSE_AFTER) > 0) {
+            throw new ConfigurationException(REVERSE_AFTER_KEY, "'" + after + "' is not allowed; allowed: a duration "
+                    + "from PT1S to PT1H (how long an unknown outcome waits for the client's retry before it is "
+                    + "reversed)");
+        }
+        return after;
     }
 
     // The value is never echoed: a URI may carry credentials.

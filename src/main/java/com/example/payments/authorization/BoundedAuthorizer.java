@@ -4,6 +4,7 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -27,7 +28,8 @@ import io.opentelemetry.context.Scope;
 /**
  * Calls the {@link Authorizer} with a timeout ({@code authorizer.timeout}) and counts every call in
  * {@code authorizer_invocations_total{operation,outcome}} (operation {@code authorize}, {@code capture},
- * {@code void}; outcome {@code approved}, {@code declined}, {@code unknown}), its duration in the histogram
+ * {@code void}, {@code reverse}; outcome {@code approved}, {@code declined}, {@code unknown}), its duration in the
+ * histogram
  * {@code authorizer_duration_seconds{operation,outcome}} (seconds). A replay never reaches this
  * class, which makes that counter the outside-observable proof that no key was authorized twice.
  *
@@ -43,12 +45,24 @@ final class BoundedAuthorizer implements AutoCloseable {
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
     private final MeterRegistry meters;
     private final Map<String, OutcomeMeters> outcomes = new ConcurrentHashMap<>();
+    private final LateDecisions late;
 
     BoundedAuthorizer(Authorizer delegate, Duration timeout, MeterRegistry meters) {
+        this(delegate, timeout, meters, null);
+    }
+
+    /**
+     * A bounded authorizer that keeps late decisions of authorizations.
+     *
+     * @param late where an authorization's decision that arrives within one more timeout after its timeout is kept
+     *             for the retry of its attempt; {@code null} to cancel every timed-out call at once
+     */
+    BoundedAuthorizer(Authorizer delegate, Duration timeout, MeterRegistry meters, LateDecisions late) {
+        this.late = late;
         this.delegate = delegate;
         this.timeout = timeout;
         this.meters = meters;
-        for (String operation : List.of("authorize", "capture", "void")) {
+        for (String operation : List.of("authorize", "capture", "void", "reverse")) {
             for (String outcome : List.of("approved", "declined", "unknown")) {
                 meters(operation, outcome);
             }
@@ -94,7 +108,27 @@ final class BoundedAuthorizer implements AutoCloseable {
      *                              the issuer decided; the issuer call is cancelled
      */
     Outcome authorize(AuthorizationAttempt attempt) throws InterruptedException {
+        if (late != null) {
+            Optional<Authorizer.Decision> kept = late.take(attempt.attemptId());
+            if (kept.isPresent()) {
+                // Decided after the first execution's timeout: answered without sending the attempt id again.
+                return new Decided(kept.get());
+            }
+        }
         return traced("authorize", attempt.attemptId(), () -> delegate.authorize(attempt));
+    }
+
+    /**
+     * Keeps an authorization's decision that could not be recorded, for the retry of its attempt on this replica (see
+     * {@link LateDecisions#keep}); nothing when this authorizer keeps no late decisions.
+     *
+     * @param attemptId the attempt id
+     * @param decision  the issuer's decision
+     */
+    void keep(String attemptId, Authorizer.Decision decision) {
+        if (late != null) {
+            late.keep(attemptId, decision);
+        }
     }
 
     /**
@@ -117,6 +151,17 @@ final class BoundedAuthorizer implements AutoCloseable {
      */
     Outcome voidRemainder(AcquirerOperation operation) throws InterruptedException {
         return traced("void", operation.attemptId(), () -> delegate.voidRemainder(operation));
+    }
+
+    /**
+     * Sends one reversal ({@link Authorizer#reverse}), bounded like an authorization.
+     *
+     * @param reversal the reversal
+     * @return the outcome: decided confirms it (approved: reversed; declined: nothing to reverse)
+     * @throws InterruptedException when the calling thread is interrupted before the acquirer answered
+     */
+    Outcome reverse(Authorizer.Reversal reversal) throws InterruptedException {
+        return traced("reverse", reversal.attemptId(), () -> delegate.reverse(reversal));
     }
 
     private Outcome traced(String operation, String attemptId, Call call) throws InterruptedException {
@@ -152,7 +197,11 @@ final class BoundedAuthorizer implements AutoCloseable {
                 // Decided just as the timeout fired (a paused process wakes both at once): the issuer has decided.
                 return decided(operation, call.resultNow(), start);
             }
-            call.cancel(true);
+            if (late != null && operation.equals("authorize")) {
+                late.watch(attemptId, call, executor);
+            } else {
+                call.cancel(true);
+            }
             meters(operation, "unknown").record(start);
             LOGGER.log(Level.WARNING, "Authorizer {0} timed out after {1,number,#} ms, attempt {2}: outcome unknown",
                        operation, timeout.toMillis(), attemptId);

@@ -82,12 +82,14 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
 
     private final WebClient client;
     private final URI endpoint;
+    private final URI reversals;
     private final Duration socketTimeout;
     private final NewConnections newConnections = new NewConnections();
     private final Counter staleConnectionRetries;
 
     private HttpAuthorizer(URI baseUri, Duration timeout, MeterRegistry meters) {
         this.endpoint = URI.create(baseUri.toString().replaceAll("/+$", "") + PATH);
+        this.reversals = URI.create(baseUri.toString().replaceAll("/+$", "") + "/v1/reversals");
         this.socketTimeout = timeout.plus(SOCKET_TIMEOUT_MARGIN);
         this.client = WebClient.builder()
                 .connectTimeout(socketTimeout)
@@ -142,6 +144,20 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
         return post(operationUri(operation, "voids"), operation.attemptId(), "{}".getBytes(StandardCharsets.UTF_8));
     }
 
+    /**
+     * {@code POST <uri>/v1/reversals} {@code {"attemptId","reversalId"}} with the reversal id as
+     * {@code Idempotency-Key}: the acquirer applies it at most once per reversal id; its answer has the shape of an
+     * authorization's ({@code APPROVED}: reversed, {@code DECLINED not_approved}: nothing to reverse), and the
+     * {@code attemptId} it names is the reversed attempt's.
+     */
+    @Override
+    public Decision reverse(Reversal reversal) throws IssuerUnavailableException, InterruptedException {
+        ObjectNode body = Json.mapper().createObjectNode();
+        body.put("attemptId", reversal.attemptId()).put("reversalId", reversal.reversalId());
+        Answer answer = answer(reversals, reversal.reversalId(), Json.bytes(body));
+        return IssuerAnswers.decision(answer.body(), reversal.attemptId());
+    }
+
     private URI operationUri(AcquirerOperation operation, String kind) {
         return URI.create(endpoint + "/" + URLEncoder.encode(operation.authorizationAttemptId(), StandardCharsets.UTF_8)
                           + "/" + kind);
@@ -149,6 +165,12 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
 
     private Decision post(URI uri, String attemptId, byte[] body)
             throws IssuerUnavailableException, InterruptedException {
+        return IssuerAnswers.decision(answer(uri, attemptId, body).body(), attemptId);
+    }
+
+    // The 200 answer to one call, its Idempotency-Key the key given; anything else is an unknown outcome.
+    private Answer answer(URI uri, String key, byte[] body) throws IssuerUnavailableException, InterruptedException {
+        String attemptId = key;
         if (Thread.interrupted()) {
             throw new InterruptedException("issuer call not started: interrupted");
         }
@@ -158,20 +180,21 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
         try {
             answer = exchange(uri, attemptId, body, true);
         } catch (NoResponse e) {
-            // A pooled keep-alive connection can be dead by the time it is reused: the issuer closed it while idle (its
-            // idle timeout), or the client's idle-connection monitor gave up on it just as it was taken. Helidon 4.5's
-            // WebClient has no idle eviction to rule that out, and such a call fails before any byte of the answer.
-            // The attempt id is the issuer's idempotency key, so the same call once more, on a fresh connection, is
-            // safe. Not retried: a call that failed on a connection it just opened (the issuer is unreachable), or that
-            // waited its whole read timeout for the answer (the issuer is slow, not the connection dead). The monitor's
-            // own give-up is a SocketTimeoutException too, but it fails the call at once.
+            // A pooled keep-alive connection can be dead by the time it is reused: the issuer closed it while idle.
+            // Sent again on a new connection only when the request provably never left: its bytes could not all be
+            // written (the socket was already reset), so no issuer can have read a whole request. A request written
+            // in full and then answered by a closed connection may have been read and decided (a server that
+            // crashed after reading it looks the same from here): that is an unknown outcome, never sent twice.
+            // Not retried either: a call that failed on a connection it just opened (the issuer is unreachable), or
+            // that waited its whole read timeout for the answer.
             boolean waitedForAnswer = System.nanoTime() - start >= socketTimeout.toNanos();
-            if (newConnections.opened() != opened || waitedForAnswer || Thread.currentThread().isInterrupted()) {
+            if (e.written() || newConnections.opened() != opened || waitedForAnswer
+                || Thread.currentThread().isInterrupted()) {
                 throw unknownOutcome(e.getCause());
             }
             staleConnectionRetries.increment();
-            LOGGER.log(Level.DEBUG, "Issuer call failed on a reused connection ({0}); retrying once on a new one, "
-                                    + "attempt {1}", e.getCause().getClass().getSimpleName(), attemptId);
+            LOGGER.log(Level.DEBUG, "Issuer call could not be written on a reused connection ({0}); sending it once "
+                                    + "on a new one, attempt {1}", e.getCause().getClass().getSimpleName(), attemptId);
             try {
                 answer = exchange(uri, attemptId, body, false);
             } catch (NoResponse again) {
@@ -181,7 +204,7 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
         if (answer.status() != 200) {
             throw new IssuerUnavailableException("issuer answered HTTP " + answer.status());
         }
-        return IssuerAnswers.decision(answer.body(), attemptId);
+        return answer;
     }
 
     /** A status and, for 200, the body. */
@@ -190,8 +213,16 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
 
     /** The request failed before the head of the answer was read. */
     private static final class NoResponse extends Exception {
-        NoResponse(RuntimeException cause) {
+        private final boolean written;
+
+        NoResponse(Throwable cause, boolean written) {
             super(cause);
+            this.written = written;
+        }
+
+        // Whether every byte of the request was handed to the socket: then the issuer may have read it all.
+        boolean written() {
+            return written;
         }
     }
 
@@ -211,10 +242,23 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
             // W3C Trace Context to the issuer: this request's span, or the caller's traceparent when tracing is off.
             Tracing.propagators().getTextMapPropagator().inject(Context.current(), request,
                     (carrier, name, value) -> carrier.header(HeaderNames.create(name), value));
-            response = request.submit(body);
+            // Written through a stream of our own, so that a failure while writing (the request never left whole)
+            // tells itself apart from one after it (the issuer may have read it).
+            boolean[] written = new boolean[1];
+            try {
+                response = request.header(HeaderNames.CONTENT_LENGTH, Integer.toString(body.length))
+                        .outputStream(out -> {
+                            out.write(body);
+                            out.close();
+                            written[0] = true;
+                        });
+            } catch (RuntimeException e) {
+                HttpClientSpans.failed(span, e);
+                throw new NoResponse(e, written[0]);
+            }
         } catch (RuntimeException e) {
             HttpClientSpans.failed(span, e);
-            throw new NoResponse(e);
+            throw new NoResponse(e, true);
         }
         try (response) {
             int status = response.status().code();

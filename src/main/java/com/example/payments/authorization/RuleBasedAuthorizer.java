@@ -59,6 +59,11 @@ public final class RuleBasedAuthorizer implements Authorizer {
         return decision(issuer.voidRemainder(operation.attemptId(), operation.authorizationAttemptId()));
     }
 
+    @Override
+    public Decision reverse(Reversal reversal) throws InterruptedException {
+        return decision(issuer.reverse(reversal.reversalId(), reversal.attemptId()));
+    }
+
     private static Decision decision(SimulatedIssuer.Decided decided) {
         return decided.decision().approved() ? Decision.approve(decided.decidedAt())
                 : Decision.decline(decided.decision().declineCode(), decided.decidedAt());

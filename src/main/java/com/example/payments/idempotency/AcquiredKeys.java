@@ -97,7 +97,7 @@ final class AcquiredKeys {
         }
         Work.Outcome outcome;
         try {
-            outcome = work.perform(new Work.Attempt(identity.attemptId(), identity.decision().id()));
+            outcome = work.perform(Work.Attempt.of(claim.lookupKey(), identity));
         } catch (InterruptedException e) {
             // Only the end of the drain interrupts a request: free the key so a retry on another replica runs, and
             // answer if the connection still lets us. The interrupt ends here, with the request: set again, it would

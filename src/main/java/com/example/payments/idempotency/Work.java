@@ -25,8 +25,22 @@ public interface Work {
      *
      * @param attemptId  stable per request: pass it downstream (the issuer deduplicates on it)
      * @param resourceId the id of the resource this attempt creates, the same for every execution of the attempt
+     * @param lookupKey  the key's lookup key ({@link RequestIdentities#lookupKey}): what a later claim of the key
+     *                   names, e.g. to resolve an unknown outcome without the client
+     * @param identity   the request's identity the key is held under (fingerprint, attempt id, decision key)
      */
-    record Attempt(String attemptId, String resourceId) {
+    record Attempt(String attemptId, String resourceId, String lookupKey, Identity identity) {
+
+        /**
+         * An attempt of an identity.
+         *
+         * @param lookupKey the lookup key
+         * @param identity  the identity
+         * @return the attempt
+         */
+        public static Attempt of(String lookupKey, Identity identity) {
+            return new Attempt(identity.attemptId(), identity.decision().id(), lookupKey, identity);
+        }
     }
 
     /** What the work came to. */

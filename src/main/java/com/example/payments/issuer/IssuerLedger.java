@@ -38,6 +38,9 @@ final class IssuerLedger {
     private record Entry(IssuerRules.Decision decision, Instant decidedAt, String payment, long expiresAtNanos) {
     }
 
+    /** Decline code answered for an attempt id that was reversed. */
+    static final String REVERSED = "reversed";
+
     private final long retentionNanos;
     private final int maxEntries;
     private final LongSupplier nanoClock;
@@ -48,6 +51,10 @@ final class IssuerLedger {
     // Insertion order is expiry order (one retention for all): expired and evicted entries are always at the head.
     private final LinkedHashMap<String, Entry> attempts = new LinkedHashMap<>();
     private final Map<String, Integer> approvalsByPayment = new HashMap<>();
+    // Approvals of each attempt id not reversed: one at most while attempts are deduplicated.
+    private final Map<String, Integer> approvalsByAttempt = new HashMap<>();
+    private final boolean deduplicate;
+    private long reversals;
     private long requests;
     private long approved;
     private long declined;
@@ -58,6 +65,18 @@ final class IssuerLedger {
     private long evictions;
 
     IssuerLedger(Duration retention, int maxEntries, LongSupplier nanoClock, Clock clock, IssuerMeters meters) {
+        this(retention, maxEntries, nanoClock, clock, meters, true);
+    }
+
+    /**
+     * A ledger.
+     *
+     * @param deduplicate {@code false} to decide every call afresh, a known attempt id too (an acquirer that does not
+     *                    deduplicate, for soak tests that count what a double send costs)
+     */
+    IssuerLedger(Duration retention, int maxEntries, LongSupplier nanoClock, Clock clock, IssuerMeters meters,
+                 boolean deduplicate) {
+        this.deduplicate = deduplicate;
         this.meters = meters;
         this.clock = clock;
         this.retentionNanos = retention.toNanos();
@@ -89,7 +108,7 @@ final class IssuerLedger {
             expire(now);
             String payment = paymentKey(request);
             Entry known = attempts.get(request.attemptId());
-            if (known != null) {
+            if (known != null && deduplicate) {
                 duplicates++;
                 meters.count(IssuerMeters.Event.DUPLICATE_ATTEMPT);
                 if (!known.payment().equals(payment)) {
@@ -111,6 +130,9 @@ final class IssuerLedger {
                 Instant decidedAt = clock.instant().truncatedTo(ChronoUnit.MILLIS);
                 attempts.put(request.attemptId(), new Entry(decision, decidedAt, payment, now + retentionNanos));
                 count(decision, payment);
+                if (decision.approved()) {
+                    approvalsByAttempt.merge(request.attemptId(), 1, Integer::sum);
+                }
                 evictOverflow();
                 yield new SimulatedIssuer.Decided(decision, decidedAt, false);
             }
@@ -130,8 +152,37 @@ final class IssuerLedger {
         lock.lock();
         try {
             expire(nanoClock.getAsLong());
+            long twiceNet = approvalsByPayment.values().stream().filter(count -> count >= 2).count();
             return new IssuerStats(requests, approved + declined, approved, declined, unavailable, duplicates,
-                                   conflicts, paymentsApprovedMoreThanOnce, attempts.size(), evictions, inFlight);
+                                   conflicts, paymentsApprovedMoreThanOnce, attempts.size(), evictions, inFlight,
+                                   reversals, twiceNet);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Reverses every approval of an attempt id: the payment's hold is released, and a later call with the attempt id
+     * is answered {@code DECLINED reversed} (while attempts are deduplicated).
+     *
+     * @param attemptId the attempt id
+     * @return {@code true} when an approval was reversed; {@code false} when the attempt was never approved (or is
+     *         reversed already, or forgotten): nothing to do
+     */
+    boolean reverse(String attemptId) {
+        lock.lock();
+        try {
+            Entry entry = attempts.get(attemptId);
+            Integer approvals = approvalsByAttempt.remove(attemptId);
+            if (entry == null || approvals == null) {
+                return false;
+            }
+            approvalsByPayment.computeIfPresent(entry.payment(), (payment, count) -> count <= approvals ? null
+                    : count - approvals);
+            attempts.put(attemptId, new Entry(new IssuerRules.Decision(false, REVERSED), entry.decidedAt(),
+                                              entry.payment(), entry.expiresAtNanos()));
+            reversals++;
+            return true;
         } finally {
             lock.unlock();
         }
@@ -152,31 +203,33 @@ final class IssuerLedger {
     }
 
     private void expire(long now) {
-        Iterator<Entry> oldest = attempts.values().iterator();
+        Iterator<Map.Entry<String, Entry>> oldest = attempts.entrySet().iterator();
         while (oldest.hasNext()) {
-            Entry entry = oldest.next();
-            if (entry.expiresAtNanos() - now > 0) {
+            Map.Entry<String, Entry> entry = oldest.next();
+            if (entry.getValue().expiresAtNanos() - now > 0) {
                 return;
             }
             oldest.remove();
-            forget(entry);
+            forget(entry.getKey(), entry.getValue());
         }
     }
 
     private void evictOverflow() {
-        Iterator<Entry> oldest = attempts.values().iterator();
+        Iterator<Map.Entry<String, Entry>> oldest = attempts.entrySet().iterator();
         while (attempts.size() > maxEntries) {
-            Entry entry = oldest.next();
+            Map.Entry<String, Entry> entry = oldest.next();
             oldest.remove();
-            forget(entry);
+            forget(entry.getKey(), entry.getValue());
             evictions++;
             meters.count(IssuerMeters.Event.EVICTION);
         }
     }
 
-    private void forget(Entry entry) {
-        if (entry.decision().approved()) {
-            approvalsByPayment.computeIfPresent(entry.payment(), (payment, count) -> count == 1 ? null : count - 1);
+    private void forget(String attemptId, Entry entry) {
+        Integer approvals = approvalsByAttempt.remove(attemptId);
+        if (approvals != null) {
+            approvalsByPayment.computeIfPresent(entry.payment(), (payment, count) -> count <= approvals ? null
+                    : count - approvals);
         }
     }
 

@@ -60,14 +60,21 @@ public final class IssuerSimulator {
      * @param idleConnectionTimeout {@code issuer.idle-connection-timeout}, default PT5M: how long a keep-alive
      *                              connection may stay idle before the simulator closes it (tests of stale pooled
      *                              connections set a second)
+     * @param deduplicateAttempts {@code issuer.deduplicate-attempts}, default {@code true}; {@code false} decides
+     *                            every call afresh, a known attempt id too: an acquirer that does not deduplicate, for
+     *                            soak tests that count cards approved twice net of reversals
      */
-    record Settings(String host, int port, IssuerSettings issuer, Duration idleConnectionTimeout) {
+    record Settings(String host, int port, IssuerSettings issuer, Duration idleConnectionTimeout,
+                    boolean deduplicateAttempts) {
+
+        private enum Toggle { TRUE, FALSE }
 
         static Settings create(ConfigValues values) {
             return new Settings(values.string("issuer.host").orElse("127.0.0.1").trim(),
                                 (int) values.longInRange("issuer.port", 8090, 0, 65535),
                                 IssuerSettings.create(values, "issuer"),
-                                values.positiveDuration("issuer.idle-connection-timeout", Duration.ofMinutes(5)));
+                                values.positiveDuration("issuer.idle-connection-timeout", Duration.ofMinutes(5)),
+                                values.oneOf("issuer.deduplicate-attempts", Toggle.class, Toggle.TRUE) == Toggle.TRUE);
         }
     }
 
@@ -105,7 +112,8 @@ public final class IssuerSimulator {
      * @throws ConfigurationException naming {@code issuer.port} when it cannot listen
      */
     static WebServer start(Settings settings, MeterRegistry meters) {
-        SimulatedIssuer issuer = SimulatedIssuer.create(settings.issuer(), meters);
+        SimulatedIssuer issuer = SimulatedIssuer.create(settings.issuer(), meters,
+                                                        settings.deduplicateAttempts());
         WebServer server = WebServer.builder()
                 .host(settings.host())
                 .port(settings.port())

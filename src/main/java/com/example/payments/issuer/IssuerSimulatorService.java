@@ -75,6 +75,7 @@ final class IssuerSimulatorService implements HttpService {
         rules.post("/v1/authorizations", this::authorize)
                 .post("/v1/authorizations/{attemptId}/captures", (req, res) -> operation(req, res, true))
                 .post("/v1/authorizations/{attemptId}/voids", (req, res) -> operation(req, res, false))
+                .post("/v1/reversals", this::reverse)
                 .get("/stats", this::stats)
                 .get("/stats/operations", (req, res) -> res.header(HeaderValues.CONTENT_TYPE_JSON)
                         .header(HeaderNames.CACHE_CONTROL, "no-store")
@@ -112,6 +113,39 @@ final class IssuerSimulatorService implements HttpService {
         }
         SimulatedIssuer.Decided decided = capture ? issuer.capture(attemptId, authorization, amount)
                 : issuer.voidRemainder(attemptId, authorization);
+        if (decided.replayed()) {
+            res.header(REPLAYED, "true");
+        }
+        res.status(Status.OK_200)
+                .header(HeaderValues.CONTENT_TYPE_JSON)
+                .send(Json.bytes(new DecisionBody(attemptId, decided.decision().approved() ? "APPROVED" : "DECLINED",
+                                                  decided.decision().declineCode(), decided.decidedAt().toString())));
+    }
+
+    // A reversal {"attemptId","reversalId"}: 200 {"attemptId","status":"APPROVED"|"DECLINED","declineCode"?,
+    // "decidedAt"}, APPROVED when an approval was reversed, DECLINED not_approved when there was none.
+    private void reverse(ServerRequest req, ServerResponse res) throws InterruptedException {
+        JsonNode body;
+        try {
+            body = Json.mapper().readTree(req.content().inputStream());
+        } catch (IOException | RuntimeException e) {
+            invalid(req, res, List.of(Problem.FieldError.body("#", "the body is not valid JSON")));
+            return;
+        }
+        String attemptId = body == null ? "" : body.path("attemptId").asText("");
+        String reversalId = body == null ? "" : body.path("reversalId").asText("");
+        List<Problem.FieldError> errors = new ArrayList<>();
+        if (!KEY.matcher(attemptId).matches()) {
+            errors.add(Problem.FieldError.body("#/attemptId", "required: 1 to 255 printable ASCII characters"));
+        }
+        if (!KEY.matcher(reversalId).matches()) {
+            errors.add(Problem.FieldError.body("#/reversalId", "required: 1 to 255 printable ASCII characters"));
+        }
+        if (!errors.isEmpty()) {
+            invalid(req, res, errors);
+            return;
+        }
+        SimulatedIssuer.Decided decided = issuer.reverse(reversalId, attemptId);
         if (decided.replayed()) {
             res.header(REPLAYED, "true");
         }

@@ -20,8 +20,14 @@ package com.example.payments.issuer;
  * @param ledgerEntries                attempt ids remembered now
  * @param evictions                    attempt ids forgotten before their retention because the ledger was full
  * @param inFlight                     calls being answered now (held by the simulated latency)
+ * @param reversals                    attempts reversed (a reversal id applied to an approved attempt; each reversal id
+ *                                     once, a reversal of an attempt never approved is none)
+ * @param paymentsApprovedTwiceNet     business payments that hold two or more approvals now, net of reversals: what a
+ *                                     cardholder would see as a double hold (with attempt deduplication off, also the
+ *                                     approvals of one attempt id sent twice)
  */
 public record IssuerStats(long requests, long authorizations, long approved, long declined, long unavailable,
                           long duplicateAttempts, long attemptIdConflicts, long paymentsApprovedMoreThanOnce,
-                          long ledgerEntries, long evictions, long inFlight) {
+                          long ledgerEntries, long evictions, long inFlight, long reversals,
+                          long paymentsApprovedTwiceNet) {
 }

@@ -55,11 +55,15 @@ public final class SimulatedIssuer {
     private final AtomicLong inFlight = new AtomicLong();
     private final IssuerCaptures captures;
 
-    private SimulatedIssuer(IssuerSettings settings, LongSupplier nanoClock, Clock clock, IssuerMeters meters) {
+    private final IssuerReversals reversals;
+
+    private SimulatedIssuer(IssuerSettings settings, LongSupplier nanoClock, Clock clock, IssuerMeters meters,
+                            boolean deduplicate) {
         this.settings = settings;
         this.captures = new IssuerCaptures(settings.ledgerRetention(), settings.ledgerMaxEntries(), nanoClock, clock);
         this.ledger = new IssuerLedger(settings.ledgerRetention(), settings.ledgerMaxEntries(), nanoClock, clock,
-                                       meters);
+                                       meters, deduplicate);
+        this.reversals = new IssuerReversals(ledger, settings.ledgerMaxEntries(), clock);
     }
 
     /**
@@ -70,7 +74,21 @@ public final class SimulatedIssuer {
      * @return the issuer
      */
     public static SimulatedIssuer create(IssuerSettings settings, MeterRegistry meters) {
-        return new SimulatedIssuer(settings, System::nanoTime, Clock.systemUTC(), IssuerMeters.create(meters));
+        return create(settings, meters, true);
+    }
+
+    /**
+     * Creates an issuer that may not deduplicate.
+     *
+     * @param settings    limit, simulated latency and ledger bounds
+     * @param meters      the registry of the process it runs in
+     * @param deduplicate {@code false} for an acquirer that decides every call afresh, a known attempt id too (what
+     *                    a double send costs shows in {@link IssuerStats#paymentsApprovedTwiceNet()})
+     * @return the issuer
+     */
+    public static SimulatedIssuer create(IssuerSettings settings, MeterRegistry meters, boolean deduplicate) {
+        return new SimulatedIssuer(settings, System::nanoTime, Clock.systemUTC(), IssuerMeters.create(meters),
+                                   deduplicate);
     }
 
     /**
@@ -82,6 +100,18 @@ public final class SimulatedIssuer {
      * @return the issuer
      */
     static SimulatedIssuer create(IssuerSettings settings, LongSupplier nanoClock) {
+        return create(settings, nanoClock, true);
+    }
+
+    /**
+     * An issuer with a given clock and no metrics that may not deduplicate, for tests.
+     *
+     * @param settings    settings
+     * @param nanoClock   monotonic time in ns
+     * @param deduplicate {@code false} to decide every call afresh
+     * @return the issuer
+     */
+    static SimulatedIssuer create(IssuerSettings settings, LongSupplier nanoClock, boolean deduplicate) {
         Clock clock = new Clock() {
             @Override
             public ZoneId getZone() {
@@ -98,7 +128,7 @@ public final class SimulatedIssuer {
                 return Instant.EPOCH.plusNanos(nanoClock.getAsLong());
             }
         };
-        return new SimulatedIssuer(settings, nanoClock, clock, IssuerMeters.none());
+        return new SimulatedIssuer(settings, nanoClock, clock, IssuerMeters.none(), deduplicate);
     }
 
     /**
@@ -149,6 +179,21 @@ public final class SimulatedIssuer {
     public Decided voidRemainder(String attemptId, String authorizationAttemptId) throws InterruptedException {
         pause();
         return captures.voidRemainder(attemptId, authorizationAttemptId);
+    }
+
+    /**
+     * Applies a reversal after the simulated latency, at most once per reversal id: the attempt's approvals are
+     * reversed, or nothing happens when it was never approved; the same answer again for a known reversal id.
+     *
+     * @param reversalId the reversal's id
+     * @param attemptId  the authorization attempt it reverses
+     * @return the answer: approved when reversed, declined {@code not_approved} when there was nothing to reverse,
+     *         with the time it was first applied
+     * @throws InterruptedException when interrupted during the simulated latency; nothing is applied then
+     */
+    public Decided reverse(String reversalId, String attemptId) throws InterruptedException {
+        pause();
+        return reversals.reverse(reversalId, attemptId);
     }
 
     /**

@@ -41,6 +41,9 @@ class AuthorizerSettingsTest {
         assertThat(defaults.httpUri(), is(Optional.empty()));
         assertThat(defaults.ruleBased(), is(new IssuerSettings(1_000_000, Duration.ZERO, Duration.ZERO,
                                                                 Duration.ofDays(8), 100_000)));
+        assertThat(defaults.reverseAfter(), is(Duration.ofMinutes(1)));
+        assertThat(settings(Map.of("authorizer.unknown-outcome.reverse-after", "PT1S")).reverseAfter(),
+                   is(Duration.ofSeconds(1)));
     }
 
     @Test
@@ -69,7 +72,13 @@ class AuthorizerSettingsTest {
             "authorizer.ledger-max-entries#0#authorizer.ledger-max-entries: '0' is out of range; allowed: an "
             + "integer from 1 to 2147483647",
             "authorizer.ledger-retention#PT0S#authorizer.ledger-retention: 'PT0S' is not allowed; allowed: a "
-            + "duration > PT0S"})
+            + "duration > PT0S",
+            "authorizer.unknown-outcome.reverse-after#PT0.5S#authorizer.unknown-outcome.reverse-after: 'PT0.5S' is "
+            + "not allowed; allowed: a duration from PT1S to PT1H (how long an unknown outcome waits for the "
+            + "client's retry before it is reversed)",
+            "authorizer.unknown-outcome.reverse-after#PT2H#authorizer.unknown-outcome.reverse-after: 'PT2H' is not "
+            + "allowed; allowed: a duration from PT1S to PT1H (how long an unknown outcome waits for the client's "
+            + "retry before it is reversed)"})
     void aWrongValueFailsNamingTheKeyWithoutEchoingAUri(String key, String value, String message) {
         Map<String, String> config = new HashMap<>(Map.of("authorizer.type", "http",
                                                           "authorizer.http.uri", "http://127.0.0.1:8090"));

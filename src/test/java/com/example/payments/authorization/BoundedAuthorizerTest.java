@@ -88,4 +88,28 @@ class BoundedAuthorizerTest {
         assertThat(ran[0] == Thread.currentThread(), is(true));
         assertThat(ran[1] == Thread.currentThread(), is(false));
     }
+
+    @org.junit.jupiter.api.Test
+    void aDecisionThatArrivesAfterTheTimeoutIsKeptAndAnswersTheRetryWithoutASecondCall() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        Authorizer slowOnce = attempt -> {
+            if (calls.incrementAndGet() == 1) {
+                Thread.sleep(TIMEOUT.multipliedBy(2).toMillis());
+            }
+            return Authorizer.Decision.approve(java.time.Instant.EPOCH);
+        };
+        MeterRegistry meters = MeterRegistry.create();
+        LateDecisions late = new LateDecisions(TIMEOUT.multipliedBy(3), Duration.ofSeconds(5));
+        try (BoundedAuthorizer bounded = new BoundedAuthorizer(slowOnce, TIMEOUT, meters, late)) {
+            assertThat(bounded.authorize(ATTEMPT).getClass().getSimpleName(), is("TimedOut"));
+            Thread.sleep(TIMEOUT.multipliedBy(3).toMillis());
+
+            BoundedAuthorizer.Outcome retry = bounded.authorize(ATTEMPT);
+
+            assertThat(retry.getClass().getSimpleName(), is("Decided"));
+            assertThat("the timed-out call went on and was not sent again", calls.get(), is(1));
+            assertThat("taken once: a later execution asks the issuer", late.take(ATTEMPT.attemptId()).isPresent(),
+                       is(false));
+        }
+    }
 }

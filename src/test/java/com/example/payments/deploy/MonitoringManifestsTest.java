@@ -32,7 +32,8 @@ class MonitoringManifestsTest {
                                                       "http_server_request_duration_seconds_count",
                                                       "http_server_request_duration_seconds_bucket",
                                                       "issuer_payments_approved_more_than_once_total",
-                                                      "jvm_memory_usage_after_gc", "jvm_gc_overhead");
+                                                      "jvm_memory_usage_after_gc", "jvm_gc_overhead",
+                                                      "unknown_outcomes_overdue");
 
     private static final Pattern SELECTOR = Pattern.compile("([a-zA-Z_:][a-zA-Z0-9_:]*)\\{([^}]*)}");
     private static final String RECORDING_PREFIX = "payments_authorization:";

@@ -39,7 +39,7 @@ class ShutdownObservabilityIT {
             "Shutdown phase drain done in ",
             "Shutdown phase key-release: 0 idempotency keys still held IN_FLIGHT",
             "Shutdown phase key-release done in ",
-            "Shutdown phase cleanup: stopping 2 workers, closing ",
+            "Shutdown phase cleanup: stopping 3 workers, closing ",
             "Shutdown phase cleanup done in ",
             "Shutdown summary: ",
             "Health listener closed; exiting with status 0");
