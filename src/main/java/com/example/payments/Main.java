@@ -87,9 +87,12 @@ public final class Main {
     private static final System.Logger LOGGER = System.getLogger(Main.class.getName());
     private static final Duration SWEEP_INTERVAL = Duration.ofSeconds(1);
     private static final Duration SWEEPER_STALE_AFTER = Duration.ofSeconds(10);
-    // The expiry worker: a run handles at most 100 authorizations, each a store write and a bounded acquirer call.
+    // The expiry worker: a run claims batches of 100 authorizations (for 30 s + 2 x authorizer.timeout) and expires
+    // 4 at a time, each two store writes and a bounded acquirer call.
     private static final Duration EXPIRY_INTERVAL = Duration.ofSeconds(1);
     private static final int EXPIRY_BATCH = 100;
+    private static final int EXPIRY_PARALLELISM = 4;
+    private static final Duration EXPIRY_LEASE = Duration.ofSeconds(30);
     private static final byte[] PONG = "pong".getBytes(StandardCharsets.UTF_8);
     private static final List<Method> GET_HEAD = List.of(Method.GET, Method.HEAD);
     /** The loopback prober's route: public, and neither logged by the access log nor traced. */
@@ -272,12 +275,15 @@ public final class Main {
             workers.add(PeriodicWorker.start(sweeperHeartbeat, SWEEP_INTERVAL, sweep));
         });
 
-        // Its staleness threshold covers a run of acquirer calls that all time out.
+        // It beats after each authorization expired: its staleness threshold covers acquirer calls that time out.
+        Duration authorizerTimeout = settings.authorizer().timeout();
         Heartbeat expiryHeartbeat = Heartbeat.create("authorization-expiry", SWEEPER_STALE_AFTER.plus(
-                settings.authorizer().timeout().multipliedBy(2)));
+                authorizerTimeout.multipliedBy(2)));
         watchdog.watch(expiryHeartbeat);
+        Expiry.Settings expiry = new Expiry.Settings(EXPIRY_BATCH, EXPIRY_PARALLELISM,
+                                                     EXPIRY_LEASE.plus(authorizerTimeout.multipliedBy(2)));
         workers.add(PeriodicWorker.start(expiryHeartbeat, EXPIRY_INTERVAL, Expiry.create(backends.authorizations(),
-                authorizations, Clock.systemUTC(), EXPIRY_BATCH)));
+                authorizations, Clock.systemUTC(), expiry, expiryHeartbeat::touch)));
 
         LoopbackProber prober = LoopbackProber.create(state, Listeners.pingUri(config, business.port()),
                                                       settings.health());
