@@ -89,7 +89,13 @@ public final class Expiry implements Runnable {
      */
     public static Expiry create(AuthorizationStore store, AuthorizationService authorizations, Clock clock,
                                 Settings settings, Runnable beat) {
-        return new Expiry(store, authorizations.authorizer(), clock, settings, beat);
+        return create(store, authorizations.authorizer(), clock, settings, beat);
+    }
+
+    // The same, with the bounded authorizer itself (tests).
+    static Expiry create(AuthorizationStore store, BoundedAuthorizer authorizer, Clock clock, Settings settings,
+                         Runnable beat) {
+        return new Expiry(store, authorizer, clock, settings, beat);
     }
 
     @Override
