@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import com.example.payments.idempotency.IdempotencyStore;
 
@@ -119,10 +120,11 @@ public final class Expiry implements Runnable {
         }
     }
 
-    // False when a void failed (or the store did) and the rest waits for a later run.
+    // False when a void failed and the rest waits for a later run; throws when the store failed.
     private boolean expireAll(List<AuthorizationRecord> claimed, Instant now, long deadline)
             throws InterruptedException {
         AtomicBoolean stop = new AtomicBoolean();
+        AtomicReference<IdempotencyStore.UnavailableException> storeFailure = new AtomicReference<>();
         Semaphore permits = new Semaphore(settings.parallelism());
         // close() waits for every started expiry: each is bounded by the store's and the acquirer's timeouts.
         try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -139,7 +141,7 @@ public final class Expiry implements Runnable {
                             stop.set(true);
                         }
                     } catch (IdempotencyStore.UnavailableException e) {
-                        storeFailed(e);
+                        storeFailure.set(e);
                         stop.set(true);
                     } catch (InterruptedException e) {
                         stop.set(true);
@@ -152,6 +154,9 @@ public final class Expiry implements Runnable {
                     }
                 });
             }
+        }
+        if (storeFailure.get() != null) {
+            throw storeFailure.get();
         }
         return !stop.get();
     }

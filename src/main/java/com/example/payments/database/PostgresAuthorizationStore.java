@@ -25,7 +25,8 @@ import com.example.payments.authorization.OperationRecord;
  * restarts, never deleted by the service. A create is one {@code INSERT ... ON CONFLICT DO NOTHING} followed, when
  * another execution of the attempt won, by a read of the winner; a find is one {@code SELECT} by id; the reserve and
  * settle steps of captures, voids and expiries are one statement each ({@link PostgresOperations}); the expiry
- * worker's claim is one {@code UPDATE ... FOR UPDATE SKIP LOCKED ... RETURNING}. Every call is bounded ({@link DatabaseSettings#worstCall()}).
+ * worker's claim is one {@code UPDATE ... FOR UPDATE SKIP LOCKED ... RETURNING}. Every call is bounded
+ * ({@link DatabaseSettings#worstCall()}).
  */
 public final class PostgresAuthorizationStore implements AuthorizationStore {
 
@@ -37,7 +38,8 @@ public final class PostgresAuthorizationStore implements AuthorizationStore {
     private static final String FIND = "SELECT " + COLUMNS + " FROM authorizations WHERE id = ?";
 
     // The expiry worker's claim, one statement: rows another replica holds locked (claiming them now) or claimed
-    // until after now are skipped; the others are claimed until now + lease. Parameters: claimed until, now, now, limit.
+    // until after now are skipped; the others are claimed until now + lease.
+    // Parameters: claimed until, now, now, limit.
     private static final String CLAIM_EXPIRED = "UPDATE authorizations SET expiry_claimed_until = ? WHERE id IN ("
             + "SELECT id FROM authorizations WHERE state = 'APPROVED' AND expires_at <= ? AND (expiry_claimed_until "
             + "IS NULL OR expiry_claimed_until <= ?) ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING "

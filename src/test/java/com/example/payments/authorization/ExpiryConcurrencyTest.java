@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -157,7 +158,7 @@ class ExpiryConcurrencyTest {
 
         private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
         private final AtomicInteger total = new AtomicInteger();
-        private final java.util.concurrent.atomic.AtomicBoolean failNext = new java.util.concurrent.atomic.AtomicBoolean();
+        private final AtomicBoolean failNext = new AtomicBoolean();
         private final Duration latency;
 
         CountingAcquirer(Duration latency) {
