@@ -21,7 +21,7 @@ import com.example.payments.authorization.OperationRecord;
 
 /**
  * {@link AuthorizationStore} in PostgreSQL, the system of record: the {@code authorizations} table (migrations
- * {@code V1}, {@code V2}, and {@code V4} for the expiry worker's claims), shared by every replica, kept across
+ * {@code V1}, {@code V2}, and {@code V5} for the expiry worker's claims), shared by every replica, kept across
  * restarts, never deleted by the service. A create is one {@code INSERT ... ON CONFLICT DO NOTHING} followed, when
  * another execution of the attempt won, by a read of the winner; a find is one {@code SELECT} by id; the reserve and
  * settle steps of captures, voids and expiries are one statement each ({@link PostgresOperations}); the expiry
