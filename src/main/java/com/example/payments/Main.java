@@ -93,9 +93,12 @@ public final class Main {
     private static final System.Logger LOGGER = System.getLogger(Main.class.getName());
     private static final Duration SWEEP_INTERVAL = Duration.ofSeconds(1);
     private static final Duration SWEEPER_STALE_AFTER = Duration.ofSeconds(10);
-    // The expiry worker: a run handles at most 100 authorizations, each a store write and a bounded acquirer call.
+    // The expiry worker: a run claims batches of 100 authorizations (for 30 s + 2 x authorizer.timeout) and expires
+    // 4 at a time, each two store writes and a bounded acquirer call.
     private static final Duration EXPIRY_INTERVAL = Duration.ofSeconds(1);
     private static final int EXPIRY_BATCH = 100;
+    private static final int EXPIRY_PARALLELISM = 4;
+    private static final Duration EXPIRY_LEASE = Duration.ofSeconds(30);
     // The unknown-outcome reconciler: every second, at most 100 outcomes per run.
     private static final Duration RECONCILE_INTERVAL = Duration.ofSeconds(1);
     private static final int RECONCILE_BATCH = 100;
@@ -280,12 +283,15 @@ public final class Main {
             workers.add(PeriodicWorker.start(sweeperHeartbeat, SWEEP_INTERVAL, sweep));
         });
 
-        // Its staleness threshold covers a run of acquirer calls that all time out.
+        // It beats after each authorization expired: its staleness threshold covers acquirer calls that time out.
+        Duration authorizerTimeout = settings.authorizer().timeout();
         Heartbeat expiryHeartbeat = Heartbeat.create("authorization-expiry", SWEEPER_STALE_AFTER.plus(
-                settings.authorizer().timeout().multipliedBy(2)));
+                authorizerTimeout.multipliedBy(2)));
         watchdog.watch(expiryHeartbeat);
+        Expiry.Settings expiry = new Expiry.Settings(EXPIRY_BATCH, EXPIRY_PARALLELISM,
+                                                     EXPIRY_LEASE.plus(authorizerTimeout.multipliedBy(2)));
         workers.add(PeriodicWorker.start(expiryHeartbeat, EXPIRY_INTERVAL, Expiry.create(backends.authorizations(),
-                authorizations, Clock.systemUTC(), EXPIRY_BATCH)));
+                authorizations, Clock.systemUTC(), expiry, expiryHeartbeat::touch)));
         // The reconciler: a run resolves at most 100 unknown outcomes, each a claim, a few bounded reversal sends
         // and two store writes; its staleness threshold covers a run whose sends all time out.
         Heartbeat reconcilerHeartbeat = Heartbeat.create("unknown-outcome-reconciler", SWEEPER_STALE_AFTER.plus(

@@ -76,14 +76,19 @@ public interface AuthorizationStore {
     Optional<OperationRecord> findOperation(String id);
 
     /**
-     * Approved authorizations past their {@code expiresAt}, oldest expiry first: what the expiry worker releases.
+     * Claims approved authorizations past their {@code expiresAt} for the expiry worker, oldest expiry first, in one
+     * conditional write: those no worker (of this replica or another) claimed until after {@code now} are claimed
+     * until {@code now + lease} and returned; the others are skipped. So replicas expiring side by side never take the
+     * same authorization, and one whose claim lapsed (its worker died or its void's outcome stayed unknown) is taken
+     * again, its pending expiry retried with the same attempt id.
      *
      * @param now   the time
      * @param limit at most this many
-     * @return the authorizations
+     * @param lease how long the claim holds, longer than the worker takes to expire one (its acquirer call included)
+     * @return the claimed authorizations
      * @throws com.example.payments.idempotency.IdempotencyStore.UnavailableException when the store cannot be reached
      */
-    java.util.List<AuthorizationRecord> expired(Instant now, int limit);
+    java.util.List<AuthorizationRecord> claimExpired(Instant now, int limit, java.time.Duration lease);
 
     /** What a reserve step did. */
     sealed interface Reservation {

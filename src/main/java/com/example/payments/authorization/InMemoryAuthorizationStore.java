@@ -2,7 +2,9 @@ package com.example.payments.authorization;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -23,6 +25,7 @@ public final class InMemoryAuthorizationStore implements AuthorizationStore {
 
     private final ConcurrentMap<String, AuthorizationRecord> authorizations = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, OperationRecord> operations = new ConcurrentHashMap<>();
+    private final Map<String, Instant> expiryClaims = new HashMap<>();
     private final AtomicInteger size = new AtomicInteger();
     private final int maxResources;
 
@@ -118,18 +121,26 @@ public final class InMemoryAuthorizationStore implements AuthorizationStore {
                                                       current.amount().value(),
                                                       succeeded);
         authorizations.put(authorization.id(), authorization.moved(settled, authorization.captures(), now));
+        if (settled.state() != AuthorizationState.APPROVED) {
+            expiryClaims.remove(authorization.id());
+        }
         OperationRecord done = current.settled(succeeded, declineCode);
         operations.put(done.id(), done);
         return done;
     }
 
+    // Claims live beside the records and go once the authorization leaves APPROVED (see settle).
     @Override
-    public List<AuthorizationRecord> expired(Instant now, int limit) {
-        return authorizations.values().stream()
+    public synchronized List<AuthorizationRecord> claimExpired(Instant now, int limit, java.time.Duration lease) {
+        List<AuthorizationRecord> claimed = authorizations.values().stream()
                 .filter(a -> a.state() == AuthorizationState.APPROVED && !a.expiresAt().isAfter(now))
+                .filter(a -> !expiryClaims.getOrDefault(a.id(), Instant.MIN).isAfter(now))
                 .sorted(java.util.Comparator.comparing(AuthorizationRecord::expiresAt))
                 .limit(limit)
                 .toList();
+        Instant until = now.plus(lease);
+        claimed.forEach(a -> expiryClaims.put(a.id(), until));
+        return claimed;
     }
 
     @Override

@@ -21,10 +21,12 @@ import com.example.payments.authorization.OperationRecord;
 
 /**
  * {@link AuthorizationStore} in PostgreSQL, the system of record: the {@code authorizations} table (migrations
- * {@code V1} and {@code V2}), shared by every replica, kept across restarts, never deleted by the service. A create
- * is one {@code INSERT ... ON CONFLICT DO NOTHING} followed, when another execution of the attempt won, by a read of
- * the winner; a find is one {@code SELECT} by id; the reserve and settle steps of captures, voids and expiries are
- * one statement each ({@link PostgresOperations}). Every call is bounded ({@link DatabaseSettings#worstCall()}).
+ * {@code V1}, {@code V2}, and {@code V5} for the expiry worker's claims), shared by every replica, kept across
+ * restarts, never deleted by the service. A create is one {@code INSERT ... ON CONFLICT DO NOTHING} followed, when
+ * another execution of the attempt won, by a read of the winner; a find is one {@code SELECT} by id; the reserve and
+ * settle steps of captures, voids and expiries are one statement each ({@link PostgresOperations}); the expiry
+ * worker's claim is one {@code UPDATE ... FOR UPDATE SKIP LOCKED ... RETURNING}. Every call is bounded
+ * ({@link DatabaseSettings#worstCall()}).
  */
 public final class PostgresAuthorizationStore implements AuthorizationStore {
 
@@ -34,6 +36,14 @@ public final class PostgresAuthorizationStore implements AuthorizationStore {
     private static final String INSERT = "INSERT INTO authorizations (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, "
                                          + "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING";
     private static final String FIND = "SELECT " + COLUMNS + " FROM authorizations WHERE id = ?";
+
+    // The expiry worker's claim, one statement: rows another replica holds locked (claiming them now) or claimed
+    // until after now are skipped; the others are claimed until now + lease.
+    // Parameters: claimed until, now, now, limit.
+    private static final String CLAIM_EXPIRED = "UPDATE authorizations SET expiry_claimed_until = ? WHERE id IN ("
+            + "SELECT id FROM authorizations WHERE state = 'APPROVED' AND expires_at <= ? AND (expiry_claimed_until "
+            + "IS NULL OR expiry_claimed_until <= ?) ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING "
+            + COLUMNS;
 
     private final Database database;
 
@@ -109,19 +119,21 @@ public final class PostgresAuthorizationStore implements AuthorizationStore {
     }
 
     @Override
-    public List<AuthorizationRecord> expired(Instant now, int limit) {
-        return database.call("expired-authorizations", connection -> {
-            try (PreparedStatement statement = connection.prepareStatement("SELECT " + COLUMNS + " FROM authorizations "
-                    + "WHERE state = 'APPROVED' AND expires_at <= ? ORDER BY expires_at LIMIT ?")) {
-                statement.setObject(1, OffsetDateTime.ofInstant(now, ZoneOffset.UTC));
-                statement.setInt(2, limit);
-                List<AuthorizationRecord> expired = new java.util.ArrayList<>();
+    public List<AuthorizationRecord> claimExpired(Instant now, int limit, java.time.Duration lease) {
+        return database.call("claim-expired", connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(CLAIM_EXPIRED)) {
+                statement.setObject(1, OffsetDateTime.ofInstant(now.plus(lease), ZoneOffset.UTC));
+                statement.setObject(2, OffsetDateTime.ofInstant(now, ZoneOffset.UTC));
+                statement.setObject(3, OffsetDateTime.ofInstant(now, ZoneOffset.UTC));
+                statement.setInt(4, limit);
+                List<AuthorizationRecord> claimed = new java.util.ArrayList<>();
                 try (ResultSet row = statement.executeQuery()) {
                     while (row.next()) {
-                        expired.add(record(row));
+                        claimed.add(record(row));
                     }
                 }
-                return expired;
+                claimed.sort(java.util.Comparator.comparing(AuthorizationRecord::expiresAt));
+                return claimed;
             }
         });
     }
