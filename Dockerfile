@@ -49,7 +49,7 @@ COPY --from=build /build/target/app.jar ./
 # The runtime falls back to a normal boot if the cache does not fit. Start-to-ready with and without it:
 # load-tests/reports/image-start.md.
 RUN java -XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -XX:+UseG1GC -Xmx512m -XX:-UsePerfData \
-        -Djava.util.logging.manager=org.apache.logging.log4j.jul.LogManager -Xlog:disable -Xlog:all=warning:stderr \
+        -Djava.util.logging.manager=org.apache.logging.log4j.jul.LogManager -Xlog:all=off -Xlog:all=warning:stderr \
         -XX:AOTCacheOutput=app.aot -Dserver.port=0 -Dhealth-server.port=0 \
         -Dserver.max-tcp-connections=64 -Dhealth-server.max-tcp-connections=8 -jar app.jar >/tmp/training.log 2>&1 & \
     pid=$!; tries=0; \
@@ -83,4 +83,4 @@ LABEL org.opencontainers.image.title="payments-authorization" \
 # library's lines are in the configured format; the JVM's own unified logging (warnings) goes to stderr, so that
 # stdout holds log lines only (docs/observability.md#logs).
 # Add flags without rebuilding through the JDK_JAVA_OPTIONS environment variable.
-ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseG1GC", "-XX:AOTCache=app.aot", "-Djava.util.logging.manager=org.apache.logging.log4j.jul.LogManager", "-Xlog:disable", "-Xlog:all=warning:stderr", "-jar", "app.jar"]
+ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseG1GC", "-XX:AOTCache=app.aot", "-Djava.util.logging.manager=org.apache.logging.log4j.jul.LogManager", "-Xlog:all=off", "-Xlog:all=warning:stderr", "-jar", "app.jar"]

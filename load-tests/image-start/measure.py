@@ -59,7 +59,8 @@ def ready(port):
 def one_start(image, mode, timeout_s=120):
     work = tempfile.mkdtemp(prefix="image-start-")
     pid_file = os.path.join(work, "pid1")
-    options = " ".join(o for o in ("-Dserver.port=0", "-Dhealth-server.port=0", POD_MEMORY, "-Xlog:aot",
+    options = " ".join(o for o in ("-Dserver.port=0", "-Dhealth-server.port=0", POD_MEMORY,
+                                   "-Xlog:aot=info:file=/tmp/aot.log",
                                    MODES[mode]) if o)
     launched = boottime()
     process = subprocess.Popen([RUN_IMAGE, "--tmp", os.path.join(work, "tmp"), "--pid-file", pid_file,
@@ -98,6 +99,13 @@ def one_start(image, mode, timeout_s=120):
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
             process.wait(timeout=60)
+        # The AOT log goes to a file in the container's /tmp: the image's command line keeps the JVM's own logging
+        # off stdout (stdout is for log lines only).
+        try:
+            with open(os.path.join(work, "tmp", "aot.log")) as f:
+                aot_log = f.read()
+        except OSError:
+            aot_log = ""
         subprocess.run(["rm", "-rf", work], check=False)
     text = "\n".join(lines)
     uptimes = [int(m) for m in JVM_UPTIME.findall(text)]
@@ -106,7 +114,7 @@ def one_start(image, mode, timeout_s=120):
         "start_to_ready_ms": round((ready_at - started) * 1000),
         "launch_to_pid1_ms": round((started - launched) * 1000),
         "jvm_uptime_at_health_listener_ms": uptimes[-1] if uptimes else "",
-        "aot_cache_opened": "Opened AOT cache app.aot." in text,
+        "aot_cache_opened": "Opened AOT cache app.aot." in aot_log,
         "exit_status": status,
         "load_avg_1m": os.getloadavg()[0],
     }
@@ -162,7 +170,7 @@ def write_report(path, image, rows, csv_name, load_before, load_after):
     out.append("- **aot**: the ENTRYPOINT as built (`-XX:AOTCache=app.aot`, the cache the Dockerfile's training run "
                "recorded). **plain**: the same plus `-XX:AOTMode=off`, so the JDK's default CDS archive still "
                "applies, as in a plain `java -jar`. Both get `JDK_JAVA_OPTIONS=-Dserver.port=0 "
-               f"-Dhealth-server.port=0 {POD_MEMORY} -Xlog:aot` (free ports; the pod's 768Mi memory limit, which the "
+               f"-Dhealth-server.port=0 {POD_MEMORY} -Xlog:aot=info:file=/tmp/aot.log` (free ports; the pod's 768Mi memory limit, which the "
                "JVM would read from its cgroup; the log line that proves the cache was opened). Embedded defaults "
                "otherwise: in-memory backends, no warm-up.")
     out.append("- *start-to-ready*: from PID 1's start (`/proc/<pid>/stat`, 10 ms resolution) to the first `200` "

@@ -132,7 +132,7 @@ class EcsLogLinesIT {
         Path jar = BuiltJar.path();
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1", "-Xlog:disable", "-Xlog:all=warning:stderr",
+                "-XX:TieredStopAtLevel=1", "-Xlog:all=off", "-Xlog:all=warning:stderr",
                 "-Dwarm-up.requests=0", "-Dserver.port=0", "-Dhealth-server.port=0", "-Dlogging.format=json",
                 "-D" + HangingShutdownResource.PROPERTY + "=fail"));
         TestCredentials.config().forEach((key, value) -> command.add("-D" + key + "=" + value));

@@ -133,7 +133,7 @@ class DockerfileTest {
                 .filter(l -> l.contains("-XX:AOTCacheOutput=app.aot")).findFirst().orElseThrow();
         String entrypoint = instructions("ENTRYPOINT").getFirst();
         for (String flag : List.of("-Djava.util.logging.manager=org.apache.logging.log4j.jul.LogManager",
-                                   "-Xlog:disable", "-Xlog:all=warning:stderr")) {
+                                   "-Xlog:all=off", "-Xlog:all=warning:stderr")) {
             assertTrue(training.contains(flag) && entrypoint.contains("\"" + flag + "\""),
                        () -> flag + " must be in both the training run and the ENTRYPOINT");
         }

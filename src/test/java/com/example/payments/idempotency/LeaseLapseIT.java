@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.lessThanOrEqualTo;
 
 /**
  * Fault path 1, the lease lapses and nobody else claims: the process (or its Redis) is frozen longer than the lease
@@ -42,7 +43,10 @@ class LeaseLapseIT {
             timeline.write(service.output());
 
             client.assertOneAuthorization(List.of(service));
-            assertThat("the authorizer decided once", OneKeyClient.decided(List.of(service)), is(1.0));
+            // At most: waking from the pause, the call's timeout may fire before its decision is read; that decision
+            // is kept for the retry (counted outcome unknown), which never asks the issuer again.
+            assertThat("the authorizer decided at most once", OneKeyClient.decided(List.of(service)),
+                       lessThanOrEqualTo(1.0));
             assertThat("one decision recorded", OneKeyClient.recorded(List.of(service)), is(1.0));
             assertThat("one authorization at the issuer", OneKeyClient.issuerAuthorizations(List.of(service)),
                        is(1.0));
@@ -73,7 +77,10 @@ class LeaseLapseIT {
 
             client.assertOneAuthorization(List.of(service));
             client.assertOneRecordIn(redis);
-            assertThat("the authorizer decided once", OneKeyClient.decided(List.of(service)), is(1.0));
+            // At most: waking from the pause, the call's timeout may fire before its decision is read; that decision
+            // is kept for the retry (counted outcome unknown), which never asks the issuer again.
+            assertThat("the authorizer decided at most once", OneKeyClient.decided(List.of(service)),
+                       lessThanOrEqualTo(1.0));
             assertThat("one authorization at the issuer", OneKeyClient.issuerAuthorizations(List.of(service)),
                        is(1.0));
         }
