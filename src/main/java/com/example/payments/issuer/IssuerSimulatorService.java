@@ -113,13 +113,7 @@ final class IssuerSimulatorService implements HttpService {
         }
         SimulatedIssuer.Decided decided = capture ? issuer.capture(attemptId, authorization, amount)
                 : issuer.voidRemainder(attemptId, authorization);
-        if (decided.replayed()) {
-            res.header(REPLAYED, "true");
-        }
-        res.status(Status.OK_200)
-                .header(HeaderValues.CONTENT_TYPE_JSON)
-                .send(Json.bytes(new DecisionBody(attemptId, decided.decision().approved() ? "APPROVED" : "DECLINED",
-                                                  decided.decision().declineCode(), decided.decidedAt().toString())));
+        answer(res, attemptId, decided);
     }
 
     // A reversal {"attemptId","reversalId"}: 200 {"attemptId","status":"APPROVED"|"DECLINED","declineCode"?,
@@ -146,6 +140,11 @@ final class IssuerSimulatorService implements HttpService {
             return;
         }
         SimulatedIssuer.Decided decided = issuer.reverse(reversalId, attemptId);
+        answer(res, attemptId, decided);
+    }
+
+    // 200 {"attemptId","status","declineCode"?,"decidedAt"}, Idempotent-Replayed: true for an attempt id answered before.
+    private static void answer(ServerResponse res, String attemptId, SimulatedIssuer.Decided decided) {
         if (decided.replayed()) {
             res.header(REPLAYED, "true");
         }
@@ -178,16 +177,7 @@ final class IssuerSimulatorService implements HttpService {
             return;
         }
         switch (issuer.authorize(request)) {
-        case SimulatedIssuer.Decided decided -> {
-            if (decided.replayed()) {
-                res.header(REPLAYED, "true");
-            }
-            IssuerRules.Decision decision = decided.decision();
-            res.status(Status.OK_200)
-                    .header(HeaderValues.CONTENT_TYPE_JSON)
-                    .send(Json.bytes(new DecisionBody(attemptId, decision.approved() ? "APPROVED" : "DECLINED",
-                                                      decision.declineCode(), decided.decidedAt().toString())));
-        }
+        case SimulatedIssuer.Decided decided -> answer(res, attemptId, decided);
         case SimulatedIssuer.Unavailable unavailable -> ProblemResponses.sendRetryable(req, res, Problem.of(
                 "issuer-unavailable", "Issuer unavailable", 503,
                 "The simulated issuer cannot be reached for this card (test card 4000000000000119)."), 1);
