@@ -22,6 +22,7 @@ import java.util.regex.Pattern;
 import com.example.payments.testing.Bytes;
 import com.example.payments.testing.ServiceProcess;
 import com.example.payments.testing.TestCredentials;
+import com.example.payments.testing.CardNumbers;
 
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -194,25 +195,16 @@ class CardDataInLogsIT {
             return false;
         }
         if (digits.length() <= 19) {
-            return luhn(digits);
+            return CardNumbers.luhn(digits);
         }
         for (int length = 13; length <= 19; length++) {
             for (int start = 0; start + length <= digits.length(); start++) {
-                if (luhn(digits.substring(start, start + length))) {
+                if (CardNumbers.luhn(digits.substring(start, start + length))) {
                     return true;
                 }
             }
         }
         return false;
-    }
-
-    private static boolean luhn(String digits) {
-        int sum = 0;
-        for (int i = 0; i < digits.length(); i++) {
-            int d = digits.charAt(digits.length() - 1 - i) - '0';
-            sum += i % 2 == 1 ? (d * 2 > 9 ? d * 2 - 9 : d * 2) : d;
-        }
-        return sum % 10 == 0;
     }
 
     private static List<Attack> corpus() {

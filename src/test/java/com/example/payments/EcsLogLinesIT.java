@@ -21,6 +21,7 @@ import com.example.payments.testing.BuiltJar;
 import com.example.payments.testing.Http;
 import com.example.payments.testing.Leftovers;
 import com.example.payments.testing.TestCredentials;
+import com.example.payments.testing.CardNumbers;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
@@ -45,7 +46,6 @@ class EcsLogLinesIT {
 
     private static final Pattern STARTED = Pattern.compile(
             "serving business traffic on port (\\d+), health probes and metrics on port (\\d+)");
-    private static final Pattern DIGIT_RUN = Pattern.compile("\\d(?:[ -]?\\d)*");
     private static final List<String> FIELDS = List.of("@timestamp", "log.level", "log.logger",
                                                        "process.thread.name", "message", "service.name",
                                                        "service.version", "service.environment");
@@ -174,27 +174,10 @@ class EcsLogLinesIT {
     private static List<String> cardNumbersIn(List<String> lines) {
         List<String> found = new ArrayList<>();
         for (String line : lines) {
-            Matcher matcher = DIGIT_RUN.matcher(line);
-            while (matcher.find()) {
-                String digits = matcher.group().replaceAll("[ -]", "");
-                for (int length = 13; length <= 19; length++) {
-                    for (int start = 0; start + length <= digits.length(); start++) {
-                        if (luhn(digits.substring(start, start + length))) {
-                            found.add(line);
-                        }
-                    }
-                }
+            if (CardNumbers.in(line)) {
+                found.add(line);
             }
         }
         return found;
-    }
-
-    private static boolean luhn(String digits) {
-        int sum = 0;
-        for (int i = 0; i < digits.length(); i++) {
-            int d = digits.charAt(digits.length() - 1 - i) - '0';
-            sum += i % 2 == 1 ? (d * 2 > 9 ? d * 2 - 9 : d * 2) : d;
-        }
-        return sum % 10 == 0;
     }
 }
