@@ -102,6 +102,8 @@ public final class Main {
     // The unknown-outcome reconciler: every second, at most 100 outcomes per run.
     private static final Duration RECONCILE_INTERVAL = Duration.ofSeconds(1);
     private static final int RECONCILE_BATCH = 100;
+    /** How long {@link Running#stopForTests()} waits for the background workers to end. */
+    private static final Duration WORKER_STOP_TIMEOUT = Duration.ofSeconds(5);
     private static final byte[] PONG = "pong".getBytes(StandardCharsets.UTF_8);
     private static final List<Method> GET_HEAD = List.of(Method.GET, Method.HEAD);
     /** The loopback prober's route: public, and neither logged by the access log nor traced. */
@@ -333,7 +335,7 @@ public final class Main {
         // loopback probe.
         WarmUp.start(settings, meters, state::draining, state::markWired);
         return new Running(business, health, state, shutdown, meters, Collections.unmodifiableMap(resources),
-                           List.of(prober, businessDeadlines, healthDeadlines));
+                           List.of(prober, businessDeadlines, healthDeadlines), List.copyOf(workers));
     }
 
     /**
@@ -452,9 +454,12 @@ public final class Main {
      * @param listenerHelpers not in the cleanup phase: the loopback prober (the sequence closes it when the drain
      *                  begins) and the request-deadline watchers (they end with the process); {@link #stopForTests()}
      *                  closes them first
+     * @param workers   the background workers (sweeper, expiry, reconciler); the shutdown sequence stops them in its
+     *                  cleanup phase, {@link #stopForTests()} before it closes the resources they use
      */
     record Running(WebServer business, WebServer health, HealthState state, ShutdownSequence shutdown,
-                   MeterRegistry meters, Map<String, AutoCloseable> resources, List<AutoCloseable> listenerHelpers) {
+                   MeterRegistry meters, Map<String, AutoCloseable> resources, List<AutoCloseable> listenerHelpers,
+                   List<PeriodicWorker> workers) {
 
         /**
          * Stops both listeners, closes resources and removes every meter, without the shutdown sequence (in-JVM tests
@@ -463,6 +468,18 @@ public final class Main {
         void stopForTests() {
             business.stop();
             health.stop();
+            // Workers first: one left running would use closed resources and, the tracer being process-wide, export
+            // its spans into the next service started in the same JVM.
+            workers.forEach(PeriodicWorker::requestStop);
+            long deadline = System.nanoTime() + WORKER_STOP_TIMEOUT.toNanos();
+            for (PeriodicWorker worker : workers) {
+                try {
+                    worker.awaitStop(deadline);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
             meters.meters().forEach(meters::remove);
             List<AutoCloseable> all = new ArrayList<>(listenerHelpers);
             all.addAll(resources.values());
