@@ -7,9 +7,9 @@
 #   throttling in cpu.stat (nr_periods, nr_throttled, throttled_time in ns); CPU time used from cpuacct.usage (ns)
 #   when the cpuacct controller is mounted (with cpu or on its own hierarchy, then a twin group is made there).
 # cgroup v2: the unified hierarchy when it has the cpu controller: cpu.max ("quota period"), cpu.stat (usage_usec,
-#   nr_periods, nr_throttled, throttled_usec); the parent is made under this shell's own cgroup and the cpu
-#   controller enabled in the cgroup.subtree_control of both (which fails when this shell's cgroup holds processes
-#   and is not the root: then run the scenario from a cgroup of its own).
+#   nr_periods, nr_throttled, throttled_usec); the parent is made under this shell's own cgroup, else beside it, with
+#   the cpu controller enabled in the cgroup.subtree_control above it and in its own (a cgroup that holds processes
+#   and is not the root cannot enable it for its children: then it says why and makes nothing).
 # Period 100 ms, as the kubelet sets it: a limit of 0.3 CPU lets the group run 30 ms per 100 ms, summed over all its
 # threads, and then stops it (throttles) until the next period.
 #
@@ -57,23 +57,31 @@ cg_lt_init() {
     return 1
   fi
   rel=$(sed -n 's/^0:://p' /proc/self/cgroup)
-  # this shell's own cgroup, where the parent goes (in a container with a cgroup namespace: /)
-  top="$top${rel%/}"
-  if ! mkdir -p "$top/$name" 2>/dev/null; then
-    CG_LT_WHY="cgroup v2 hierarchy at $top is not writable (run as root)"
-    return 1
-  fi
-  if ! grep -qw cpu "$top/cgroup.subtree_control" 2>/dev/null; then
-    echo +cpu >"$top/cgroup.subtree_control" 2>/dev/null && CG_LT_V2_ENABLED=$top
-  fi
-  if ! echo +cpu >"$top/$name/cgroup.subtree_control" 2>/dev/null; then
-    rmdir "$top/$name" 2>/dev/null || true
-    if [ -n "$CG_LT_V2_ENABLED" ]; then echo -cpu >"$top/cgroup.subtree_control" 2>/dev/null || true; fi
-    CG_LT_WHY="cannot enable the cpu controller below $top (a cgroup v2 with processes of its own cannot delegate it)"
-    return 1
-  fi
-  CG_LT_VERSION=v2
-  CG_LT_CPU="$top/$name"
+  rel=${rel%/}
+  # Under this shell's own cgroup (in a container with a cgroup namespace: /), else beside it: the cpu controller can
+  # be handed down only by a cgroup without processes of its own (or the root).
+  local base why=""
+  for base in "$top$rel" "$top$(dirname "${rel:-/}")"; do
+    base=${base%/}
+    if ! mkdir -p "$base/$name" 2>/dev/null; then
+      why="cgroup v2 hierarchy at $base is not writable (run as root)"
+      continue
+    fi
+    if ! grep -qw cpu "$base/cgroup.subtree_control" 2>/dev/null; then
+      echo +cpu >"$base/cgroup.subtree_control" 2>/dev/null && CG_LT_V2_ENABLED=$base
+    fi
+    if echo +cpu >"$base/$name/cgroup.subtree_control" 2>/dev/null; then
+      CG_LT_VERSION=v2
+      CG_LT_CPU="$base/$name"
+      return 0
+    fi
+    rmdir "$base/$name" 2>/dev/null || true
+    if [ -n "$CG_LT_V2_ENABLED" ]; then echo -cpu >"$base/cgroup.subtree_control" 2>/dev/null || true; fi
+    CG_LT_V2_ENABLED=""
+    why="cannot enable the cpu controller below $base (a cgroup v2 with processes of its own cannot hand it down)"
+  done
+  CG_LT_WHY=$why
+  return 1
 }
 
 cg_lt_create() {

@@ -471,7 +471,8 @@ lt_scrape_invocations() {
 # The climb ends at the first step that fails twice (peak = the last passing rate, "service-limited") or is invalid
 # twice ("client-limited": the peak is only a lower bound of the service's). After a service-limited end,
 # LT_PEAK_REFINE (0) more steps halve the gap between the last passing and the first failing rate (to 10 rps).
-# A scenario that defines lt_on_peak_step RATE ATTEMPT has it called after each step (e.g. to read its cgroups).
+# A scenario that defines lt_on_peak_step RATE ATTEMPT begin|end has it called around each step's load (e.g. to
+# read its cgroups).
 # Sets PEAK_RPS and PEAK_LIMITED_BY; writes $LT_RESULTS/peak.json (with first_failure: the verdict of the first
 # step that failed twice, whose reasons say what gave way first).
 LT_PEAK_START_RPS="${LT_PEAK_START_RPS:-200}"
@@ -490,12 +491,13 @@ LT_LAG_LIMIT_MS="${LT_LAG_LIMIT_MS:-${LT_PEAK_LAG_MS:-100}}"
 lt_peak_step() {
   local rate=$1 attempt verdict
   for attempt in 1 2; do
+    if declare -F lt_on_peak_step >/dev/null; then lt_on_peak_step "$rate" "$attempt" begin; fi
     lt_client_run "$rate" "$LT_PEAK_STEP_S" "$LT_RUN_DIR/step-$rate-$attempt.csv" "peak$rate-$attempt"
+    if declare -F lt_on_peak_step >/dev/null; then lt_on_peak_step "$rate" "$attempt" end; fi
     verdict="$("$PY" "$LT_DIR/lib/loadstats.py" judge "$LT_RUN_DIR/step-$rate-$attempt.csv" "$rate" \
       "$LT_PEAK_SKIP_S" "$LT_PEAK_P99_MS" "$LT_LAG_LIMIT_MS" "$LT_PEAK_MIN_THROUGHPUT_PCT" "$attempt" \
       "$LT_PEAK_MAX_ERRORS")"
     lt_log "peak step $rate rps, attempt $attempt: $verdict"
-    if declare -F lt_on_peak_step >/dev/null; then lt_on_peak_step "$rate" "$attempt"; fi
     steps="$steps${steps:+,}$verdict"
     outcome="$(sed -n 's/.*"outcome": "\([a-z]*\)".*/\1/p' <<<"$verdict")"
     [ "$outcome" = pass ] && break

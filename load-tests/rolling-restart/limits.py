@@ -65,8 +65,8 @@ def throttling(run_dir):
 
 def peak_step_throttling(peak_dir, rate, attempt):
     """(instances' throttled %, store's throttled %, machine busy %) during one peak step, or None."""
-    groups, seconds = window(snapshots(peak_dir), "step-%s-%s-begin" % (rate, attempt),
-                             "step-%s-%s-end" % (rate, attempt))
+    groups, seconds = window(snapshots(peak_dir), "step-%d-%s-begin" % (rate, attempt),
+                             "step-%d-%s-end" % (rate, attempt))
     if seconds is None:
         return None
 
@@ -145,13 +145,19 @@ def goals_section(w, results):
                 v, level, "{:,}".format(GOAL_REQUESTS), failed, r["sent"],
                 yes(failed == 0 and r["sent"] >= GOAL_REQUESTS)))
             steady = next((x for x in r.get("windows", []) if x["name"] == "steady"), None)
-            for x in r.get("windows", []):
-                if x["name"] == "steady" or not steady or not steady["p99_ms"] or not x["p99_ms"]:
+            rolls = [x for x in r.get("windows", []) if x["name"] != "steady"]
+            for x in rolls:
+                goal = "%s at %d%%: p99 during the %s <= %gx steady p99" % (v, level, x["name"], GOAL_P99_RATIO)
+                if not steady or not steady["p99_ms"] or not x["p99_ms"]:
+                    w("| %s | not measured: no 2xx %s (ROLL_S, MIN_REQUESTS) | **no** |" % (
+                        goal, "in steady state" if x["p99_ms"] else "during the roll"))
                     continue
                 ratio = x["p99_ms"] / steady["p99_ms"]
-                w("| %s at %d%%: p99 during the %s <= %gx steady p99 | %s ms / %s ms = %sx | %s |" % (
-                    v, level, x["name"], GOAL_P99_RATIO, fmt(x["p99_ms"]), fmt(steady["p99_ms"]), fmt(ratio, 2),
-                    yes(ratio <= GOAL_P99_RATIO)))
+                w("| %s | %s ms / %s ms = %sx | %s |" % (
+                    goal, fmt(x["p99_ms"]), fmt(steady["p99_ms"]), fmt(ratio, 2), yes(ratio <= GOAL_P99_RATIO)))
+            if not rolls:
+                w("| %s at %d%%: p99 during a roll <= %gx steady p99 | not measured: no roll | **no** |" % (
+                    v, level, GOAL_P99_RATIO))
         elif v == "naive":
             w("| naive at %d%%: > 0 failed (the failures graceful avoids) | %d failed of %d | %s |" % (
                 level, failed, r["sent"], yes(failed > 0)))

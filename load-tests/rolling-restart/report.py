@@ -404,7 +404,7 @@ def main():
         w("")
         first = peak.get("first_failure")
         if first:
-            w("**What failed first**: at %s rps (attempt %s): %s." % (
+            w("**What failed first**: at %d rps (attempt %s): %s." % (
                 first["rate"], first.get("attempt", "?"), "; ".join(first["reasons"])))
             w("")
         limited = peak.get("limited_by")
