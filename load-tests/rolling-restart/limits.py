@@ -74,8 +74,9 @@ def peak_step_throttling(peak_dir, rate, attempt):
         periods = sum(g["nr_periods"] for g in selected)
         return 100.0 * sum(g["nr_throttled"] for g in selected) / periods if periods else None
     machine = next((g for g in groups if g["group"] == "machine"), {})
-    return (pct([g for g in groups if g["role"] not in ("store", None) and g["group"] != "machine"]),
-            pct([g for g in groups if g["role"] == "store"]), machine.get("busy_pct"))
+    groups = [g for g in groups if g["group"] != "machine"]
+    return (pct([g for g in groups if g.get("role") != "store"]), pct([g for g in groups if g.get("role") == "store"]),
+            machine.get("busy_pct"))
 
 
 def setup_section(w, setup, run0):

@@ -129,8 +129,8 @@ rr_store_start() {
   # shellcheck source=../lib/postgres.sh
   source "$LT_DIR/lib/postgres.sh"
   pg_lt_bin >/dev/null || exit 2
-  [ "$STORE" != redis ] || command -v redis-server >/dev/null \
-    || { lt_log "missing: redis-server (Debian: apt-get install -y redis-server)"; exit 2; }
+  [ "$STORE" != redis ] || { command -v redis-server && command -v redis-cli; } >/dev/null \
+    || { lt_log "missing: redis-server, redis-cli (Debian: apt-get install -y redis-server)"; exit 2; }
   for port in $pg_port $redis_port; do
     if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
       lt_log "port $port is already in use on 127.0.0.1; set LT_BASE_PORT to another range"
