@@ -87,10 +87,11 @@ def setup_section(w, setup, run0):
     cg = setup.get("cgroups", "none")
     if cg.startswith("v"):
         w("- **CPU limits** (cgroup %s, CFS period 100 ms like the kubelet's): each instance in a cgroup of its own "
-          "limited to **%s CPU** (a replacement in a new one, like a new pod), PostgreSQL and Redis together in one "
-          "limited to **%s CPU**; the load generator and HAProxy outside any limit. A JVM reads its limit from the "
-          "cgroup (one CPU for any limit up to 1: its GC and compiler threads sized for one)." % (
-              cg, fmt_cpus(setup.get("instance_cpu")), fmt_cpus(setup.get("store_cpu"))))
+          "limited to **%s CPU** (a replacement in a new one, like a new pod)%s; the load generator and HAProxy "
+          "outside any limit. A JVM reads its limit from the cgroup (one CPU for any limit up to 1: its GC and "
+          "compiler threads sized for one)." % (
+              cg, fmt_cpus(setup.get("instance_cpu")), "" if setup.get("store") == "memory" else
+              ", PostgreSQL and Redis together in one limited to **%s CPU**" % fmt_cpus(setup.get("store_cpu"))))
     else:
         w("- **CPU limits**: none: %s." % cg)
     shutdown = setup.get("shutdown") or {}

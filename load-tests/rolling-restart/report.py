@@ -327,9 +327,9 @@ def main():
     w("")
     if setup:
         w("**Store `%s`; CPU limits: %s** (details under Setup)." % (setup.get("store"), (
-            "instances %s CPU each, store %s CPU, cgroup %s" % (limits.fmt_cpus(setup.get("instance_cpu")),
-                                                                limits.fmt_cpus(setup.get("store_cpu")),
-                                                                setup.get("cgroups")))
+            "instances %s CPU each, %scgroup %s" % (
+                limits.fmt_cpus(setup.get("instance_cpu")), "" if setup.get("store") == "memory"
+                else "store %s CPU, " % limits.fmt_cpus(setup.get("store_cpu")), setup.get("cgroups")))
             if str(setup.get("cgroups", "")).startswith("v") else setup.get("cgroups")))
         w("")
     environment_section(w, env, [key for key, _ in ENVIRONMENT_ROWS], {"python": "python3 (drivers, reports)"})
