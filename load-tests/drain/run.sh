@@ -3,8 +3,8 @@
 #
 #   load-tests/drain/run.sh
 #
-# Peak: PEAK_RPS if given, else the peak.json of the newest rolling-restart results (same machine, same setup),
-# else measured here first (see lt_measure_peak in ../lib/lib.sh).
+# Peak: PEAK_RPS if given, else the peak.json of the newest rolling-restart results with this setup (in-memory stores,
+# no CPU limits: STORE=memory INSTANCE_CPU=0 there), else measured here first (see lt_measure_peak in ../lib/lib.sh).
 # Each run: INSTANCES graceful instances are up; the load runs at LEVEL% of the peak; after WARMUP_S one of them
 # gets SIGTERM and drainwatch.py times readiness 503, HAProxy removal, listener close, the final metrics scrape
 # and the exit; the load stops TAIL_S later. Then a replacement starts (after the exit, so that JVM start-up does
@@ -39,7 +39,16 @@ lt_log "results in $LT_RESULTS"
 if [ -n "${PEAK_RPS:-}" ]; then
   echo "{\"peak_rps\": $PEAK_RPS, \"given\": true}" >"$LT_RESULTS/peak.json"
 else
-  latest="$(ls -1d "$LT_RESULTS_DIR"/rolling-restart-*/ 2>/dev/null | sort | tail -1 || true)"
+  # the newest with the same setup: a rolling restart on PostgreSQL or in CPU-limited cgroups has a peak of its own
+  latest="$(ls -1d "$LT_RESULTS_DIR"/rolling-restart-*/ 2>/dev/null | sort | "$PY" -c '
+import json, sys
+for d in sys.stdin.read().split():
+    try:
+        s = json.load(open(d + "setup.json"))
+    except OSError:
+        s = {}
+    if s.get("store", "memory") == "memory" and not str(s.get("cgroups", "none")).startswith("v"):
+        print(d)' | tail -1 || true)"
   if [ -n "$latest" ] && [ -f "$latest/peak.json" ]; then
     PEAK_RPS="$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["peak_rps"])' "$latest/peak.json")"
     "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); d["from"]=sys.argv[2]; print(json.dumps(d))' \

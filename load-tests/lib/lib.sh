@@ -38,6 +38,10 @@ LT_CHECK_RISE="${LT_CHECK_RISE:-2}"
 LT_CHECK_TIMEOUT_MS="${LT_CHECK_TIMEOUT_MS:-1000}"
 # Service settings shared by every instance (shutdown.mode is per run).
 LT_PRE_DRAIN="${LT_PRE_DRAIN:-PT3S}"
+LT_DRAIN_TIMEOUT="${LT_DRAIN_TIMEOUT:-PT10S}"        # shutdown.drain-timeout
+LT_CLEANUP_TIMEOUT="${LT_CLEANUP_TIMEOUT:-PT3S}"     # shutdown.cleanup-timeout
+LT_METRICS_LINGER="${LT_METRICS_LINGER:-PT1S}"       # shutdown.metrics-linger (> 0: the last scrape sees the phases)
+LT_HARD_DEADLINE="${LT_HARD_DEADLINE:-PT30S}"        # shutdown.hard-deadline
 LT_LATENCY="${LT_LATENCY:-PT0.05S}"         # authorizer.simulated-latency: holds requests in flight
 LT_JITTER="${LT_JITTER:-PT0.15S}"           # + uniform 0..jitter, so requests take 50-200 ms
 LT_HEAP="${LT_HEAP:-768m}"
@@ -49,6 +53,10 @@ PY=/usr/bin/python3
 declare -A LT_SLOT_PID=()     # slot -> pid of the instance running there
 declare -A LT_SLOT_LOG=()     # slot -> its log file
 declare -a LT_PIDS=()         # everything started here, for cleanup
+declare -a LT_STOP_HOOKS=()   # functions run on exit before everything in LT_PIDS is killed (a store's orderly stop)
+declare -a LT_FINAL_HOOKS=()  # functions run on exit after that (removing cgroups)
+declare -a LT_INSTANCE_PREFIX=()  # command prefix of the next instance (set by a scenario's lt_before_instance)
+LT_INSTANCE_NOTE=""           # and a word for its "start" event, e.g. its cgroup
 LT_RESULTS=""
 LT_LOADGEN_PID=""
 
@@ -82,13 +90,15 @@ lt_event() {
 lt_cleanup() {
   local rc=$?
   trap - EXIT INT TERM
-  local pid
+  local pid hook
+  for hook in "${LT_STOP_HOOKS[@]}"; do "$hook" || true; done
   for pid in "${LT_PIDS[@]}"; do
     if kill -0 "$pid" 2>/dev/null; then
       kill -KILL "$pid" 2>/dev/null || true
     fi
   done
   wait 2>/dev/null || true
+  for hook in "${LT_FINAL_HOOKS[@]}"; do "$hook" || true; done
   if [ "$rc" -ne 0 ]; then
     lt_log "stopped (status $rc); results so far are in ${LT_RESULTS:-nowhere}"
   fi
@@ -297,18 +307,24 @@ lt_wait_haproxy() { # SLOT STATE TIMEOUT_S
   return 1
 }
 
-# lt_start_instance SLOT MODE [extra -D options]: starts the jar in SLOT in the background.
+# lt_start_instance SLOT MODE [extra -D options]: starts the jar in SLOT in the background. A scenario that defines
+# lt_before_instance SLOT has it called first (in this shell): it may set LT_INSTANCE_PREFIX (a command the java
+# command line is appended to, which must exec it: the PID stays the instance's) and LT_INSTANCE_NOTE.
 lt_start_instance() {
   local slot=$1 mode=$2
   shift 2
   local log
   log="$LT_RUN_DIR/instance-s$slot-$(lt_now_ms).log"
+  LT_INSTANCE_PREFIX=()
+  LT_INSTANCE_NOTE=""
+  if declare -F lt_before_instance >/dev/null; then lt_before_instance "$slot"; fi
   # shellcheck disable=SC2086
-  "$JAVA_HOME/bin/java" -Xmx"$LT_HEAP" $LT_JAVA_OPTS \
+  "${LT_INSTANCE_PREFIX[@]}" "$JAVA_HOME/bin/java" -Xmx"$LT_HEAP" $LT_JAVA_OPTS \
     -Dserver.port="$(lt_slot_business_port "$slot")" -Dserver.host=127.0.0.1 \
     -Dhealth-server.port="$(lt_slot_health_port "$slot")" -Dhealth-server.host=127.0.0.1 \
-    -Dshutdown.mode="$mode" -Dshutdown.pre-drain-delay="$LT_PRE_DRAIN" -Dshutdown.drain-timeout=PT10S \
-    -Dshutdown.cleanup-timeout=PT3S -Dshutdown.metrics-linger=PT1S -Dshutdown.hard-deadline=PT30S \
+    -Dshutdown.mode="$mode" -Dshutdown.pre-drain-delay="$LT_PRE_DRAIN" -Dshutdown.drain-timeout="$LT_DRAIN_TIMEOUT" \
+    -Dshutdown.cleanup-timeout="$LT_CLEANUP_TIMEOUT" -Dshutdown.metrics-linger="$LT_METRICS_LINGER" \
+    -Dshutdown.hard-deadline="$LT_HARD_DEADLINE" \
     -Dauthorizer.simulated-latency="$LT_LATENCY" -Dauthorizer.simulated-latency-jitter="$LT_JITTER" \
     -Didempotency.max-keys=4000000 -Didempotency.retention=PT10M \
     -Dauth.api-keys='sha256:9702b04ac8da313c8ec0784e54e26e65016c0a9c0942463b0c6fb9f354071ab8 m_123' -Didempotency.merchant-quota.max-records=2000000 \
@@ -318,7 +334,7 @@ lt_start_instance() {
   LT_PIDS+=("$pid")
   LT_SLOT_PID[$slot]=$pid
   LT_SLOT_LOG[$slot]=$log
-  lt_event start "$slot" "pid=$pid mode=$mode"
+  lt_event start "$slot" "pid=$pid mode=$mode${LT_INSTANCE_NOTE:+ $LT_INSTANCE_NOTE}"
 }
 
 # lt_wait_ready SLOT TIMEOUT_S: until /health/ready answers 200 (what a Deployment waits for before going on).
@@ -420,12 +436,13 @@ lt_new_run() {
   lt_event loadavg "" "$(cut -d' ' -f1 /proc/loadavg)"
 }
 
-# lt_start_cluster MODE N: HAProxy plus N instances in slots 1..N, each ready and UP in HAProxy.
+# lt_start_cluster MODE N: HAProxy plus N instances in slots 1..N, each ready (within LT_READY_TIMEOUT_S, 90 s) and UP
+# in HAProxy.
 lt_start_cluster() {
   local mode=$1 n=$2 slot
   lt_start_haproxy
   for slot in $(seq 1 "$n"); do lt_start_instance "$slot" "$mode"; done
-  for slot in $(seq 1 "$n"); do lt_wait_ready "$slot" 90; done
+  for slot in $(seq 1 "$n"); do lt_wait_ready "$slot" "${LT_READY_TIMEOUT_S:-90}"; done
   for slot in $(seq 1 "$n"); do lt_wait_haproxy "$slot" UP 60; done
   # Fresh JVMs interpret and compile their first few thousand requests; warm them up off the record, so that a
   # run measures the restart, not the JIT (replacements started during a run stay cold, as in a real deploy).
@@ -445,45 +462,76 @@ lt_scrape_invocations() {
 # climbing until the SERVICE fails (no step list, no ceiling but LT_PEAK_MAX_RPS): each step offers LT_PEAK_FACTOR x
 # the previous one for LT_PEAK_STEP_S s (a fresh client run; its first LT_PEAK_SKIP_S s, the client's JIT warm-up,
 # are not judged). A step
-#   - fails (the service) on any non-2xx or connection error, latency p99 > LT_PEAK_P99_MS, or 2xx throughput below
-#     LT_PEAK_MIN_THROUGHPUT_PCT % of the offered rate, while the client kept its schedule;
+#   - fails (the service) on more than LT_PEAK_MAX_ERRORS (0) non-2xx or connection errors, latency p99 >
+#     LT_PEAK_P99_MS, or 2xx throughput below LT_PEAK_MIN_THROUGHPUT_PCT % of the offered rate, while the client kept
+#     its schedule;
 #   - is invalid when the client fell behind its schedule (send lag p99 > LT_LAG_LIMIT_MS) and the service answered
 #     everything: the client, not the service, was the limit there, so the step says nothing about the service.
 # A failing or invalid step is tried once more (one step can catch another process's burst on a shared machine).
-# The search ends at the first step that fails twice (peak = the last passing rate, "service-limited") or is invalid
-# twice ("client-limited": the peak is only a lower bound of the service's).
-# Sets PEAK_RPS and PEAK_LIMITED_BY; writes $LT_RESULTS/peak.json.
+# The climb ends at the first step that fails twice (peak = the last passing rate, "service-limited") or is invalid
+# twice ("client-limited": the peak is only a lower bound of the service's). After a service-limited end,
+# LT_PEAK_REFINE (0) more steps halve the gap between the last passing and the first failing rate (to 10 rps).
+# A scenario that defines lt_on_peak_step RATE ATTEMPT begin|end has it called around each step's load (e.g. to
+# read its cgroups).
+# Sets PEAK_RPS and PEAK_LIMITED_BY; writes $LT_RESULTS/peak.json (with first_failure: the verdict of the first
+# step that failed twice, whose reasons say what gave way first).
 LT_PEAK_START_RPS="${LT_PEAK_START_RPS:-200}"
 LT_PEAK_FACTOR="${LT_PEAK_FACTOR:-1.4}"
 LT_PEAK_MAX_RPS="${LT_PEAK_MAX_RPS:-50000}"
 LT_PEAK_STEP_S="${LT_PEAK_STEP_S:-15}"
 LT_PEAK_SKIP_S="${LT_PEAK_SKIP_S:-3}"
 LT_PEAK_P99_MS="${LT_PEAK_P99_MS:-500}"
+LT_PEAK_MAX_ERRORS="${LT_PEAK_MAX_ERRORS:-0}"
 LT_PEAK_MIN_THROUGHPUT_PCT="${LT_PEAK_MIN_THROUGHPUT_PCT:-95}"
+LT_PEAK_REFINE="${LT_PEAK_REFINE:-0}"
 LT_LAG_LIMIT_MS="${LT_LAG_LIMIT_MS:-${LT_PEAK_LAG_MS:-100}}"
+
+# lt_peak_step RATE: one step of lt_measure_peak (tried twice unless it passes); sets its outcome (pass | fail |
+# invalid), appends to its steps, and sets its first_failure (the verdict of the first step that failed twice).
+lt_peak_step() {
+  local rate=$1 attempt verdict
+  for attempt in 1 2; do
+    if declare -F lt_on_peak_step >/dev/null; then lt_on_peak_step "$rate" "$attempt" begin; fi
+    lt_client_run "$rate" "$LT_PEAK_STEP_S" "$LT_RUN_DIR/step-$rate-$attempt.csv" "peak$rate-$attempt"
+    if declare -F lt_on_peak_step >/dev/null; then lt_on_peak_step "$rate" "$attempt" end; fi
+    verdict="$("$PY" "$LT_DIR/lib/loadstats.py" judge "$LT_RUN_DIR/step-$rate-$attempt.csv" "$rate" \
+      "$LT_PEAK_SKIP_S" "$LT_PEAK_P99_MS" "$LT_LAG_LIMIT_MS" "$LT_PEAK_MIN_THROUGHPUT_PCT" "$attempt" \
+      "$LT_PEAK_MAX_ERRORS")"
+    lt_log "peak step $rate rps, attempt $attempt: $verdict"
+    steps="$steps${steps:+,}$verdict"
+    outcome="$(sed -n 's/.*"outcome": "\([a-z]*\)".*/\1/p' <<<"$verdict")"
+    [ "$outcome" = pass ] && break
+  done
+  [ "$outcome" != fail ] || [ -n "$first_failure" ] || first_failure=$verdict
+}
+
 lt_measure_peak() {
   lt_new_run peak
   lt_start_cluster graceful "$1"
   lt_log "peak search: from $LT_PEAK_START_RPS rps, x$LT_PEAK_FACTOR per step of $LT_PEAK_STEP_S s, until the service fails"
-  local rate=$LT_PEAK_START_RPS verdict steps="" last_ok=0 attempt outcome="" limited_by=""
+  local rate=$LT_PEAK_START_RPS steps="" last_ok=0 outcome="" limited_by="" first_failure="" failed_at=0 refine
   while [ "$rate" -le "$LT_PEAK_MAX_RPS" ]; do
     if ! lt_time_left; then limited_by="time budget"; break; fi
-    for attempt in 1 2; do
-      lt_client_run "$rate" "$LT_PEAK_STEP_S" "$LT_RUN_DIR/step-$rate-$attempt.csv" "peak$rate-$attempt"
-      verdict="$("$PY" "$LT_DIR/lib/loadstats.py" judge "$LT_RUN_DIR/step-$rate-$attempt.csv" "$rate" \
-        "$LT_PEAK_SKIP_S" "$LT_PEAK_P99_MS" "$LT_LAG_LIMIT_MS" "$LT_PEAK_MIN_THROUGHPUT_PCT" "$attempt")"
-      lt_log "peak step $rate rps, attempt $attempt: $verdict"
-      steps="$steps${steps:+,}$verdict"
-      outcome="$(sed -n 's/.*"outcome": "\([a-z]*\)".*/\1/p' <<<"$verdict")"
-      [ "$outcome" = pass ] && break
-    done
+    lt_peak_step "$rate"
     case "$outcome" in
       pass) last_ok=$rate ;;
-      fail) limited_by=service; break ;;
+      fail) limited_by=service; failed_at=$rate; break ;;
       *) limited_by=client; break ;;
     esac
     rate=$("$PY" -c "import math,sys; print(max(int(sys.argv[1]) + 1, int(round(int(sys.argv[1]) * float(sys.argv[2]), -1))))" \
       "$rate" "$LT_PEAK_FACTOR")
+  done
+  refine=$LT_PEAK_REFINE
+  while [ "$limited_by" = service ] && [ "$last_ok" -gt 0 ] && [ "$refine" -gt 0 ] && lt_time_left; do
+    rate=$(( (last_ok + failed_at) / 20 * 10 ))
+    [ "$rate" -gt "$last_ok" ] && [ "$rate" -lt "$failed_at" ] || break
+    refine=$((refine - 1))
+    lt_peak_step "$rate"
+    case "$outcome" in
+      pass) last_ok=$rate ;;
+      fail) failed_at=$rate ;;
+      *) break ;;
+    esac
   done
   [ -n "$limited_by" ] || limited_by="LT_PEAK_MAX_RPS"
   lt_stop_all
@@ -494,9 +542,10 @@ lt_measure_peak() {
   fi
   PEAK_RPS=$last_ok
   PEAK_LIMITED_BY=$limited_by
-  printf '{"peak_rps": %s, "limited_by": "%s", "instances": %s, "client": "%s", "start_rps": %s, "factor": %s, "step_seconds": %s, "skip_seconds": %s, "p99_limit_ms": %s, "client_lag_limit_ms": %s, "min_throughput_pct": %s, "steps": [%s]}\n' \
+  printf '{"peak_rps": %s, "limited_by": "%s", "instances": %s, "client": "%s", "start_rps": %s, "factor": %s, "step_seconds": %s, "skip_seconds": %s, "p99_limit_ms": %s, "max_errors": %s, "client_lag_limit_ms": %s, "min_throughput_pct": %s, "refine_steps": %s, "first_failure": %s, "steps": [%s]}\n' \
     "$PEAK_RPS" "$limited_by" "$1" "$LT_CLIENT" "$LT_PEAK_START_RPS" "$LT_PEAK_FACTOR" "$LT_PEAK_STEP_S" "$LT_PEAK_SKIP_S" \
-    "$LT_PEAK_P99_MS" "$LT_LAG_LIMIT_MS" "$LT_PEAK_MIN_THROUGHPUT_PCT" "$steps" >"$LT_RESULTS/peak.json"
+    "$LT_PEAK_P99_MS" "$LT_PEAK_MAX_ERRORS" "$LT_LAG_LIMIT_MS" "$LT_PEAK_MIN_THROUGHPUT_PCT" "$LT_PEAK_REFINE" \
+    "${first_failure:-null}" "$steps" >"$LT_RESULTS/peak.json"
   lt_log "peak: $PEAK_RPS rps (limited by: $limited_by)"
 }
 

@@ -3,7 +3,7 @@
 
     loadstats.py summarize FILE.csv          one JSON object
     loadstats.py rebase FILE.csv             Gatling CSVs: puts the schedule's origin where no request started early
-    loadstats.py judge FILE.csv RATE SKIP_S P99_MS LAG_MS MIN_THROUGHPUT_PCT ATTEMPT
+    loadstats.py judge FILE.csv RATE SKIP_S P99_MS LAG_MS MIN_THROUGHPUT_PCT ATTEMPT [MAX_ERRORS]
                                              one peak-search step's verdict (see lt_measure_peak in lib.sh)
 """
 import csv
@@ -94,15 +94,16 @@ def window(rows, from_ms=None, to_ms=None):
     return [r for r in rows if (from_ms is None or r["due_ms"] >= from_ms) and (to_ms is None or r["due_ms"] < to_ms)]
 
 
-def judge(rows, rate, skip_s, p99_max_ms, lag_max_ms, min_throughput_pct):
+def judge(rows, rate, skip_s, p99_max_ms, lag_max_ms, min_throughput_pct, max_errors=0):
     """Verdict of one peak-search step: outcome "pass", "fail" (the service missed a criterion while the client kept
-    its schedule, or answered with errors) or "invalid" (the client fell behind: the step says nothing about the
-    service). The first skip_s seconds (the client's own JIT warm-up) are not judged."""
+    its schedule, or answered with more than max_errors errors) or "invalid" (the client fell behind: the step says
+    nothing about the service). The first skip_s seconds (the client's own JIT warm-up) are not judged."""
     t0 = min(r["due_ms"] for r in rows) if rows else 0
     judged = window(rows, t0 + skip_s * 1000)
     s = summarize(judged)
     service, client = [], []
-    if s["non_2xx"] or s["connection_errors"]:
+    failed = s["non_2xx"] + s["connection_errors"]
+    if failed > max_errors:
         service.append("errors: %s" % dict(s["non_2xx_by_status"], **s["connection_errors_by_kind"]))
     if s["latency_p99_ms"] is None or s["latency_p99_ms"] > p99_max_ms:
         service.append("p99 %s ms > %s" % (s["latency_p99_ms"], p99_max_ms))
@@ -110,7 +111,7 @@ def judge(rows, rate, skip_s, p99_max_ms, lag_max_ms, min_throughput_pct):
         service.append("2xx throughput %s rps < %s%% of %s" % (s["throughput_rps"], min_throughput_pct, rate))
     if (s["client_lag_p99_ms"] or 0) > lag_max_ms:
         client.append("client send lag p99 %s ms > %s" % (s["client_lag_p99_ms"], lag_max_ms))
-    errors = bool(s["non_2xx"] or s["connection_errors"])
+    errors = failed > max_errors
     outcome = "pass" if not service and not client else ("invalid" if client and not errors else "fail")
     return {"rate": rate, "outcome": outcome, "pass": outcome == "pass", "reasons": service + client,
             **{k: s[k] for k in ("sent", "ok_2xx", "non_2xx", "connection_errors", "latency_p50_ms", "latency_p99_ms",
@@ -146,9 +147,9 @@ if __name__ == "__main__":
         sys.exit(0)
     if len(sys.argv) == 3 and sys.argv[1] == "summarize":
         print(json.dumps(summarize(load(sys.argv[2]))))
-    elif len(sys.argv) == 9 and sys.argv[1] == "judge":
+    elif len(sys.argv) in (9, 10) and sys.argv[1] == "judge":
         v = judge(load(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]),
-                  float(sys.argv[7]))
+                  float(sys.argv[7]), int(sys.argv[9]) if len(sys.argv) == 10 else 0)
         v["attempt"] = int(sys.argv[8])
         v["loadavg"] = open("/proc/loadavg").read().split()[0]
         print(json.dumps(v))

@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
-# Rolling restart under load, graceful vs naive shutdown, through HAProxy on 127.0.0.1.
+# Rolling restart under load, graceful vs naive shutdown, through HAProxy on 127.0.0.1: by default the staging setup
+# (2 replicas on a shared PostgreSQL, the staging shutdown budgets), each instance CPU-limited like a pod.
 #
 #   load-tests/rolling-restart/run.sh
+#   STORE=redis INSTANCE_CPU=0.5 load-tests/rolling-restart/run.sh
 #
-# 1. Measures the peak (lt_measure_peak in ../lib/lib.sh: climbs until the service fails), unless PEAK_RPS is given.
+# 0. The store (STORE): a private PostgreSQL (../lib/postgres.sh) on LT_BASE_PORT + 90, or Redis on + 91 as the
+#    idempotency registry with that PostgreSQL behind it as the system of record, or the in-memory stores. PostgreSQL
+#    and Redis run together in one cgroup limited to STORE_CPU cores; each instance in a cgroup of its own limited to
+#    INSTANCE_CPU (../lib/cgroup.sh: cgroup v1 cpu.cfs_quota_us / cfs_period_us, or v2 cpu.max; period 100 ms like the
+#    kubelet's), a replacement in a new one like a new pod; the client and HAProxy run outside any limit. Every
+#    cgroup's cpu.stat is read before and after each run (and each peak step), and removed on exit.
+# 1. Measures the peak (lt_measure_peak in ../lib/lib.sh: climbs until the service fails; here by default: 0 errors
+#    and p99 <= 500 ms over 60 s judged, then LT_PEAK_REFINE halvings of the gap), unless PEAK_RPS is given.
 # 2. For each variant in MODES: HAProxy and INSTANCES fresh instances, warmed up off the record; then for each
 #    load level in LEVELS (% of the peak): one constant-rate open-model load through HAProxy (Gatling, LT_CLIENT) long
 #    enough for MIN_REQUESTS requests (and at least WARMUP_S + MIN_ROLLS x (ROLL_S + ROLL_GAP_S)). Inside it, after WARMUP_S of steady state,
@@ -17,22 +26,55 @@
 # ready at its default and without it, warm-up.requests=0), graceful-nowarmup (every instance without warm-up),
 # naive (shutdown.mode=naive).
 # Settings (environment): MODES="graceful naive" LEVELS="100" INSTANCES=2 PEAK_RPS= MIN_REQUESTS=100000 WARMUP_S=10
-# ROLL_S=50 ROLL_GAP_S=20 MIN_ROLLS=2 MAX_ROLLS=4 READY_TIMEOUT_S=180 PEAK_FROM=<earlier results dir> LT_CLIENT=gatling|python, and the LT_* variables of ../lib/lib.sh (ports, HAProxy
-# checks, pre-drain delay, simulated latency, peak search, client lag limit LT_LAG_LIMIT_MS, time budget LT_BUDGET_S).
+# ROLL_S=50 (100 with an INSTANCE_CPU limit) ROLL_GAP_S=20 MIN_ROLLS=2 MAX_ROLLS=4 READY_TIMEOUT_S=180
+# PEAK_FROM=<earlier results dir> LT_CLIENT=gatling|python, and the LT_* variables of ../lib/lib.sh (ports, HAProxy
+# checks, shutdown timings, simulated latency, peak search, client lag limit LT_LAG_LIMIT_MS, time budget LT_BUDGET_S).
+#   STORE=postgres | redis | memory (postgres)
+#   INSTANCE_CPU=0.3   cores per instance (CFS quota); 0: no cgroup
+#   STORE_CPU=0.4      cores for PostgreSQL and Redis together; 0: no cgroup
+#   SHUTDOWN_CONFIG=config/staging/config.yaml   the shutdown.* values of the instances (pre-drain-delay,
+#                      drain-timeout, cleanup-timeout, metrics-linger, hard-deadline; a key it does not set: the
+#                      default of src/main/resources/application.yaml); an LT_PRE_DRAIN, LT_DRAIN_TIMEOUT,
+#                      LT_CLEANUP_TIMEOUT, LT_METRICS_LINGER or LT_HARD_DEADLINE given wins; "none": lib.sh's values
+#   Peak criteria: LT_PEAK_STEP_S=63 (LT_PEAK_SKIP_S 3 + 60 s judged), LT_PEAK_MAX_ERRORS=0, LT_PEAK_P99_MS=500,
+#   LT_PEAK_MIN_THROUGHPUT_PCT=95, LT_PEAK_START_RPS=100, LT_PEAK_REFINE=2; LT_BUDGET_S=3600.
+# Every other setting is the load tests' local one (lib.sh: simulated issuer, development API key, loopback).
 # Bounded: runs that would start after the budget are skipped and listed in the report; every process started here is
-# killed on exit or Ctrl+C.
+# killed on exit or Ctrl+C, and every cgroup made here removed.
 #
 # SMOKE=1 (a few seconds; results and report under target/load-tests-smoke/rolling-restart/): PEAK_RPS=50 instead of
 # the search, MODES=graceful, INSTANCES=1, one roll inside a 7 s load, LT_CLIENT=python (Gatling's Maven and JVM
-# start alone takes longer than the whole smoke budget; `LT_CLIENT=gatling SMOKE=1` runs it through Gatling).
+# start alone takes longer than the whole smoke budget; `LT_CLIENT=gatling SMOKE=1` runs it through Gatling); still
+# on PostgreSQL in CPU-limited cgroups (INSTANCE_CPU=1 STORE_CPU=1; without write access to the cgroups, as a
+# non-root user, it runs unlimited and the report says so), with the staging shutdown budgets except pre-drain-delay
+# and metrics-linger (PT1S each, lib.sh's smoke value and a shorter linger: they are waits).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=setup.sh
+source "$HERE/setup.sh"
 if [ "${SMOKE:-0}" = 1 ]; then
   PEAK_RPS=${PEAK_RPS:-50} MODES=${MODES:-graceful} INSTANCES=${INSTANCES:-1} MIN_REQUESTS=${MIN_REQUESTS:-1}
   WARMUP_S=${WARMUP_S:-1} ROLL_S=${ROLL_S:-6} ROLL_GAP_S=${ROLL_GAP_S:-0} MIN_ROLLS=${MIN_ROLLS:-1}
   MAX_ROLLS=${MAX_ROLLS:-1} READY_TIMEOUT_S=${READY_TIMEOUT_S:-60} LT_CLIENT=${LT_CLIENT:-python}
+  INSTANCE_CPU=${INSTANCE_CPU:-1} STORE_CPU=${STORE_CPU:-1} LT_PRE_DRAIN=${LT_PRE_DRAIN:-PT1S}
+  LT_METRICS_LINGER=${LT_METRICS_LINGER:-PT1S}
 fi
-LT_BUDGET_S="${LT_BUDGET_S:-1200}"   # before lib.sh, whose default (570 s) suits the shorter drain scenario
+STORE="${STORE:-postgres}"
+INSTANCE_CPU="${INSTANCE_CPU:-0.3}"
+STORE_CPU="${STORE_CPU:-0.4}"
+SHUTDOWN_CONFIG="${SHUTDOWN_CONFIG:-config/staging/config.yaml}"
+case "$STORE" in
+  postgres|redis|memory) ;;
+  *) echo "STORE must be postgres, redis or memory, not '$STORE'" >&2; exit 2 ;;
+esac
+for knob in INSTANCE_CPU STORE_CPU; do
+  [[ "${!knob}" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "$knob: a number of CPUs (0.3), 0 for no limit, not '${!knob}'" >&2; exit 2; }
+done
+rr_shutdown_config "$SHUTDOWN_CONFIG"   # before lib.sh: its defaults fill only what is still unset
+# The peak: 0 errors and p99 <= 500 ms over 60 s (after the client's 3 s of JIT warm-up), then two halvings of the
+# gap between the last rate that held and the first that did not; from 100 rps (CPU-limited instances are slower).
+LT_PEAK_STEP_S="${LT_PEAK_STEP_S:-63}" LT_PEAK_REFINE="${LT_PEAK_REFINE:-2}" LT_PEAK_START_RPS="${LT_PEAK_START_RPS:-100}"
+LT_BUDGET_S="${LT_BUDGET_S:-3600}"   # before lib.sh, whose default (570 s) suits the shorter drain scenario
 # shellcheck source=../lib/lib.sh
 source "$HERE/../lib/lib.sh"
 
@@ -41,15 +83,22 @@ LEVELS="${LEVELS:-100}"
 INSTANCES="${INSTANCES:-2}"
 MIN_REQUESTS="${MIN_REQUESTS:-100000}"
 WARMUP_S="${WARMUP_S:-10}"
+if rr_is_limit "$INSTANCE_CPU"; then ROLL_S="${ROLL_S:-100}"; fi   # a CPU-limited JVM starts slowly
 ROLL_S="${ROLL_S:-50}"
 ROLL_GAP_S="${ROLL_GAP_S:-20}"
 MAX_ROLLS="${MAX_ROLLS:-4}"
 MIN_ROLLS="${MIN_ROLLS:-2}"         # the load lasts long enough for this many rolls
 READY_TIMEOUT_S="${READY_TIMEOUT_S:-180}"   # a replacement not ready by then aborts the scenario
+LT_READY_TIMEOUT_S="${LT_READY_TIMEOUT_S:-$READY_TIMEOUT_S}"   # the same for the instances of a new cluster
 [ $((INSTANCES * 2)) -le "$LT_SLOTS" ] || { echo "INSTANCES * 2 must be <= LT_SLOTS ($LT_SLOTS)" >&2; exit 2; }
 
 lt_init rolling-restart
 lt_log "results in $LT_RESULTS"
+rr_cgroups_init
+rr_store_start
+printf '{"store": "%s", "store_description": "%s", "cgroups": "%s", "instance_cpu": %s, "store_cpu": %s, "shutdown_config": "%s", "shutdown": {%s}}\n' \
+  "$STORE" "$RR_STORE_DESCRIPTION" "$RR_CGROUPS" "$INSTANCE_CPU" "$STORE_CPU" "$SHUTDOWN_CONFIG" \
+  "$RR_SHUTDOWN_SOURCES" >"$LT_RESULTS/setup.json"
 [ "$LT_CLIENT" != gatling ] || lt_gatling_build
 if [ -n "${PEAK_FROM:-}" ]; then   # the peak search of an earlier results directory (same machine, same setup)
   "$PY" - "$PEAK_FROM/peak.json" "$(basename "$PEAK_FROM")" >"$LT_RESULTS/peak.json" <<'PYEOF'
@@ -61,6 +110,7 @@ PYEOF
   PEAK_RPS="$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["peak_rps"])' "$LT_RESULTS/peak.json")"
 elif [ -z "${PEAK_RPS:-}" ]; then
   lt_measure_peak "$INSTANCES"
+  rr_cgroups_drop_instances
 else
   echo "{\"peak_rps\": $PEAK_RPS, \"given\": true, \"client\": \"$LT_CLIENT\"}" >"$LT_RESULTS/peak.json"
 fi
@@ -90,13 +140,15 @@ for variant in $MODES; do
     min_duration=$(( WARMUP_S + MIN_ROLLS * ROLL_S + MIN_ROLLS * ROLL_GAP_S ))
     [ "$duration" -ge "$min_duration" ] || duration=$min_duration
     lt_new_run "$variant-$level"
-    printf '{"mode": "%s", "variant": "%s", "java_opts": "%s", "client": "%s", "duration_s": %s, "warmup_s": %s, "skip_s": %s, "lag_limit_ms": %s, "level_pct": %s, "rate_rps": %s, "instances": %s, "pre_drain_delay": "%s", "check_inter_ms": %s, "check_fall": %s, "check_rise": %s, "check_timeout_ms": %s, "simulated_latency": "%s", "simulated_jitter": "%s"}\n' \
-      "$mode" "$variant" "${LT_JAVA_OPTS# }" "$LT_CLIENT" "$duration" "$WARMUP_S" "$LT_PEAK_SKIP_S" "$LT_LAG_LIMIT_MS" "$level" "$rate" "$INSTANCES" "$LT_PRE_DRAIN" "$LT_CHECK_INTER_MS" "$LT_CHECK_FALL" "$LT_CHECK_RISE" \
-      "$LT_CHECK_TIMEOUT_MS" "$LT_LATENCY" "$LT_JITTER" >"$LT_RUN_DIR/run.json"
+    printf '{"mode": "%s", "variant": "%s", "java_opts": "%s", "client": "%s", "duration_s": %s, "warmup_s": %s, "skip_s": %s, "lag_limit_ms": %s, "level_pct": %s, "rate_rps": %s, "instances": %s, "pre_drain_delay": "%s", "drain_timeout": "%s", "cleanup_timeout": "%s", "metrics_linger": "%s", "hard_deadline": "%s", "check_inter_ms": %s, "check_fall": %s, "check_rise": %s, "check_timeout_ms": %s, "simulated_latency": "%s", "simulated_jitter": "%s", "store": "%s", "instance_cpu": %s, "store_cpu": %s}\n' \
+      "$mode" "$variant" "${LT_JAVA_OPTS# }" "$LT_CLIENT" "$duration" "$WARMUP_S" "$LT_PEAK_SKIP_S" "$LT_LAG_LIMIT_MS" "$level" "$rate" "$INSTANCES" "$LT_PRE_DRAIN" \
+      "$LT_DRAIN_TIMEOUT" "$LT_CLEANUP_TIMEOUT" "$LT_METRICS_LINGER" "$LT_HARD_DEADLINE" "$LT_CHECK_INTER_MS" "$LT_CHECK_FALL" "$LT_CHECK_RISE" \
+      "$LT_CHECK_TIMEOUT_MS" "$LT_LATENCY" "$LT_JITTER" "$STORE" "$INSTANCE_CPU" "$STORE_CPU" >"$LT_RUN_DIR/run.json"
     lt_log "run $variant at $level% = $rate rps for $duration s: restarting s${running// /, s} into s${spare// /, s}"
     for old in $running; do   # baseline: what the running instances decided before this run (warm-up, earlier runs)
       echo "s$old,$(lt_scrape_invocations "$old")" >>"$LT_RUN_DIR/invocations-baseline.csv"
     done
+    rr_cgroups_snapshot start
     lt_client_start "$rate" "$duration" "$LT_RUN_DIR/requests.csv" "$variant-$level-$(lt_now_ms)"
     load_end_ms=$(( $(lt_now_ms) + duration * 1000 ))
     sleep "$WARMUP_S"
@@ -129,6 +181,7 @@ for variant in $MODES; do
     done
     # The load goes on until its planned end (steady state after the last roll; >= MIN_REQUESTS in all).
     lt_client_wait
+    rr_cgroups_snapshot end
     # Authorizations decided by the instances still running (the old ones were scraped during their shutdown).
     for new in $running; do
       echo "s$new,$(lt_scrape_invocations "$new")" >>"$LT_RUN_DIR/invocations-survivors.csv"
@@ -137,6 +190,7 @@ for variant in $MODES; do
     lt_log "  $("$PY" "$LT_DIR/lib/loadstats.py" summarize "$LT_RUN_DIR/requests.csv" | cut -c1-400)"
   done
   lt_stop_all
+  rr_cgroups_drop_instances
 done
 
 "$PY" "$HERE/report.py" "$LT_RESULTS" "$LT_REPORTS_DIR"

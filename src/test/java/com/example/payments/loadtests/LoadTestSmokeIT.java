@@ -69,7 +69,8 @@ class LoadTestSmokeIT {
                List.of("redis-server", "redis-cli", "curl", "postgres"));
         submit("drain", List.of(), Map.of("LT_BASE_PORT", "18300"), List.of("haproxy", "curl"));
         submit("store-throughput", List.of(), Map.of(), List.of("wrk", "redis-server", "curl", "postgres"));
-        submit("rolling-restart", List.of(), Map.of("LT_BASE_PORT", "18000"), List.of("haproxy", "curl"));
+        // The staging setup: PostgreSQL, each instance and the store in a CPU-limited cgroup (unlimited when not root).
+        submit("rolling-restart", List.of(), Map.of("LT_BASE_PORT", "18000"), List.of("haproxy", "curl", "postgres"));
     }
 
     @AfterAll
@@ -85,8 +86,11 @@ class LoadTestSmokeIT {
     void theRollingRestartBenchmarkRunsInSmokeMode() throws Exception {
         SmokeRun run = await("rolling-restart");
         // variant | load | rps | s | requests sent > 0 | 2xx > 0
-        assertFinds(run.report("rolling-restart.md"),
-                "\\n\\| graceful \\| 100% \\| 50 \\| [0-9]+ \\| [1-9][0-9]* \\| [1-9][0-9]* \\|");
+        String report = run.report("rolling-restart.md");
+        assertFinds(report, "\\n\\| graceful \\| 100% \\| 50 \\| [0-9]+ \\| [1-9][0-9]* \\| [1-9][0-9]* \\|");
+        // on the staging store, with the staging drain budget
+        assertFinds("PostgreSQL as the store", report, "\\*\\*Store `postgres`;");
+        assertFinds("staging drain-timeout", report, "`drain-timeout` PT[0-9]+S \\(config/staging/config.yaml\\)");
     }
 
     @Test
