@@ -45,7 +45,7 @@ final class StoreWarmUp {
      * @param requests {@code warm-up.requests}: 0 skips the sandbox and the Redis reads, not the wait for the pool
      * @param stop     {@code true} once the warm-up should stop early (the shutdown began)
      * @param sandbox  sends the sandbox requests; never throws
-     * @param done     marks this part of startup complete; run exactly once (unless stopped first)
+     * @param done     marks this part of startup complete; run exactly once, also when stopped early
      */
     static void run(Backends backends, int requests, BooleanSupplier stop, Runnable sandbox, Runnable done) {
         if (backends.database().isEmpty()) {

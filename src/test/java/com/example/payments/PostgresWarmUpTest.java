@@ -9,6 +9,10 @@ import java.util.List;
 import java.util.Map;
 
 import com.example.payments.testing.PostgresServer;
+import com.example.payments.testing.RedisServer;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 
 import org.junit.jupiter.api.Test;
 
@@ -18,7 +22,7 @@ import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 import static org.hamcrest.Matchers.is;
 
 /**
- * The startup warm-up on the postgres backend: by the time startup is complete the pool holds its connections and the
+ * The startup warm-up on the postgres backend, and on redis in front of PostgreSQL: by the time startup is complete the pool holds its connections and the
  * store's statements ran on the real database, in transactions that were rolled back: no row written, no statement
  * counted in the service's metrics.
  */
@@ -38,12 +42,41 @@ class PostgresWarmUpTest {
                                                             "database.username", PostgresServer.USER,
                                                             "database.pool-size", String.valueOf(POOL),
                                                             "warm-up.requests", String.valueOf(REQUESTS),
-                                                            "warm-up.timeout", "PT60S"));
-             Connection sql = postgres.connect()) {
-            // Startup is complete (TestService waited for it): the pool's connections are open.
+                                                            "warm-up.timeout", "PT60S"))) {
+            assertWarmedWritingNothing(service, postgres);
+        }
+    }
+
+    @Test
+    void withRedisInFrontTheDatabaseIsWarmedAndNothingIsWrittenToRedisEither() throws Exception {
+        PostgresServer.assumeInstalled();
+        RedisServer.assumeInstalled();
+        try (RedisServer redis = RedisServer.start();
+             PostgresServer postgres = PostgresServer.start();
+             TestService service = TestService.start(Map.of("idempotency.store", "redis",
+                                                            "idempotency.redis.uri", redis.uri(),
+                                                            "database.url", postgres.url(),
+                                                            "database.username", PostgresServer.USER,
+                                                            "database.pool-size", String.valueOf(POOL),
+                                                            "warm-up.requests", String.valueOf(REQUESTS),
+                                                            "warm-up.timeout", "PT60S"))) {
+            assertWarmedWritingNothing(service, postgres);
+            RedisClient client = RedisClient.create(redis.uri());
+            try (StatefulRedisConnection<String, String> connection = client.connect()) {
+                assertThat(connection.sync().dbsize(), is(0L));
+            } finally {
+                client.shutdown();
+            }
+        }
+    }
+
+    // By the time startup is complete (TestService waited for it).
+    private static void assertWarmedWritingNothing(TestService service, PostgresServer postgres) throws Exception {
+        try (Connection sql = postgres.connect()) {
+            // The pool's connections are open.
             assertThat(number(sql, "SELECT count(*) FROM pg_stat_activity WHERE application_name = "
                                    + "'payments-authorization'"), greaterThanOrEqualTo((long) POOL));
-            // Every sandbox request went through the postgres stores and was answered as expected (the GET of a
+            // Every sandbox request went through the database's stores and was answered as expected (the GET of a
             // created id is a 404: nothing the sandbox wrote stayed).
             assertThat(service.metric("warm_up_requests_total", Map.of("outcome", "answered")), is((double) REQUESTS));
             assertThat(service.metric("warm_up_requests_total", Map.of("outcome", "failed")), is(0.0));
@@ -52,8 +85,9 @@ class PostgresWarmUpTest {
                                             "find-authorization")) {
                 assertThat(statement, service.metric("database_statement_duration_seconds_count",
                                                      Map.of("statement", statement)), is(0.0));
+                assertThat(statement, service.metric("database_statement_failures_total",
+                                                     Map.of("statement", statement)), is(0.0));
             }
-            assertThat(service.metric("database_statement_failures_total", Map.of()), is(0.0));
             assertThat(service.metric("idempotency_requests_total", Map.of()), is(0.0));
             for (String table : TABLES) {
                 assertThat(table, number(sql, "SELECT count(*) FROM " + table), is(0L));
