@@ -159,8 +159,10 @@ final class WarmUp {
                     int worker = c;
                     clients.execute(() -> {
                         String location = null;
-                        for (int i = sent.getAndIncrement(); i < limits.requests(); i = sent.getAndIncrement()) {
-                            if (stop.getAsBoolean() || System.nanoTime() - deadline > 0) {
+                        // Checked before taking a number: the count logged is of requests sent.
+                        while (!stop.getAsBoolean() && System.nanoTime() - deadline < 0) {
+                            int i = sent.getAndIncrement();
+                            if (i >= limits.requests()) {
                                 return;
                             }
                             location = send(client, worker, i, location, ok, stores.rolledBack());
