@@ -55,11 +55,13 @@ import io.helidon.metrics.api.MeterRegistry;
  * @param sweep           drops expired records, run by the {@code idempotency-sweeper} worker (in memory; with
  *                        postgres in batches of 500 rows); empty with redis
  * @param resources       closed in the shutdown cleanup phase, by name
+ * @param database        the database of postgres and redis (the startup warm-up fills its pool and runs its
+ *                        statements before the service is ready); empty in memory
  */
 record Backends(IdempotencyStore idempotency, AuthorizationStore authorizations, KeyBindings bindings,
                 UnknownOutcomes outcomes, List<HealthCheck> readinessChecks, List<CapacityCheck> capacity,
                 Optional<Runnable> sweep,
-                Map<String, AutoCloseable> resources) {
+                Map<String, AutoCloseable> resources, Optional<Database> database) {
 
     // A sweeper run deletes at most 20 statements x 500 rows of each table: each statement short, the heartbeat
     // touched within seconds even with a backlog (the next run goes on).
@@ -98,7 +100,7 @@ record Backends(IdempotencyStore idempotency, AuthorizationStore authorizations,
         return new Backends(store, PostgresAuthorizationStore.create(database), PostgresKeyBindings.create(database),
                             PostgresUnknownOutcomes.create(database),
                             List.of(DatabaseReadinessCheck.create(database, checkTimeout)), List.of(),
-                            Optional.of(sweep), Map.of("database-pool", database));
+                            Optional.of(sweep), Map.of("database-pool", database), Optional.of(database));
     }
 
     private static Backends inMemory(IdempotencySettings settings, AuthorizationSettings lifecycle) {
@@ -108,7 +110,7 @@ record Backends(IdempotencyStore idempotency, AuthorizationStore authorizations,
         return new Backends(store, InMemoryAuthorizationStore.create(lifecycle.maxResources()),
                             InMemoryKeyBindings.create(lifecycle.maxResources()),
                             InMemoryUnknownOutcomes.create(lifecycle.maxResources()), List.of(), List.of(full),
-                            Optional.of(sweep), Map.of("idempotency-store", store));
+                            Optional.of(sweep), Map.of("idempotency-store", store), Optional.empty());
     }
 
     private static Backends redis(IdempotencySettings.RedisSettings redis, Database database, Duration checkTimeout) {
@@ -120,6 +122,43 @@ record Backends(IdempotencyStore idempotency, AuthorizationStore authorizations,
         resources.put("database-pool", database);
         return new Backends(RedisIdempotencyStore.create(connection), PostgresAuthorizationStore.create(database),
                             PostgresKeyBindings.create(database), PostgresUnknownOutcomes.create(database), checks,
-                            List.of(), Optional.empty(), Collections.unmodifiableMap(resources));
+                            List.of(), Optional.empty(), Collections.unmodifiableMap(resources),
+                            Optional.of(database));
+    }
+
+    /**
+     * The stores of the startup warm-up's sandbox ({@link WarmUp}), the real ones' code over throwaway data: with a
+     * database, its stores over {@link Database#rolledBackView} (the real pool, statements and functions, every
+     * transaction rolled back, statement metrics in {@code quiet}); the idempotency registry in memory with redis
+     * (Redis writes cannot be rolled back: {@link StoreWarmUp} only reads it), and everything in memory without a
+     * database.
+     *
+     * @param quiet    the sandbox's registry, which counts nothing
+     * @param capacity bound of each in-memory store, in records
+     * @return the sandbox's stores
+     */
+    Sandbox sandbox(MeterRegistry quiet, int capacity) {
+        if (database.isEmpty()) {
+            return new Sandbox(InMemoryIdempotencyStore.create(capacity), InMemoryAuthorizationStore.create(capacity),
+                               InMemoryKeyBindings.create(capacity), false);
+        }
+        Database view = database.get().rolledBackView(quiet);
+        IdempotencyStore keys = idempotency instanceof PostgresIdempotencyStore
+                ? PostgresIdempotencyStore.create(view, decision -> Optional.empty())
+                : InMemoryIdempotencyStore.create(capacity);
+        return new Sandbox(keys, PostgresAuthorizationStore.create(view), PostgresKeyBindings.create(view), true);
+    }
+
+    /**
+     * The warm-up sandbox's stores.
+     *
+     * @param idempotency    keys and decisions
+     * @param authorizations the resource store
+     * @param bindings       the key bindings
+     * @param rolledBack     {@code true} when the resources are rolled back after each call: a {@code GET} of one
+     *                       the sandbox created finds nothing (404)
+     */
+    record Sandbox(IdempotencyStore idempotency, AuthorizationStore authorizations, KeyBindings bindings,
+                   boolean rolledBack) {
     }
 }

@@ -333,7 +333,7 @@ public final class Main {
         prober.start();
         // Routes are registered, dependencies wired; once the warm-up ran, startup completes with the first successful
         // loopback probe.
-        WarmUp.start(settings, meters, state::draining, state::markWired);
+        WarmUp.start(settings, backends, meters, state::draining, state::markWired);
         return new Running(business, health, state, shutdown, meters, Collections.unmodifiableMap(resources),
                            List.of(prober, businessDeadlines, healthDeadlines), List.copyOf(workers));
     }

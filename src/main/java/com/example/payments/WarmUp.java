@@ -17,12 +17,9 @@ import com.example.payments.authentication.AuthFailures;
 import com.example.payments.authentication.Caller;
 import com.example.payments.authorization.AuthorizationService;
 import com.example.payments.authorization.Authorizer;
-import com.example.payments.authorization.InMemoryAuthorizationStore;
 import com.example.payments.idempotency.IdempotencyRegistry;
 import com.example.payments.idempotency.IdempotencySettings;
 import com.example.payments.idempotency.IdempotentOperation;
-import com.example.payments.idempotency.InMemoryIdempotencyStore;
-import com.example.payments.idempotency.InMemoryKeyBindings;
 import com.example.payments.idempotency.Quota;
 import com.example.payments.idempotency.RequestIdentities;
 import com.example.payments.issuer.IssuerRules;
@@ -43,11 +40,13 @@ import io.opentelemetry.context.Scope;
  * Warms the hot path before startup completes: sends {@code warm-up.requests} synthetic requests, bounded by
  * {@code warm-up.timeout}, through a sandbox copy of the authorization API on its own listener (127.0.0.1, a free
  * port, stopped afterwards). The sandbox runs the real code — Helidon's HTTP/1 parsing and writing, JSON parsing,
- * validation, fingerprint and ids, the idempotent-operation flow and its responses — over throwaway parts: an
- * in-memory store of its own, an authorizer that applies the test-card rules with no issuer and no ledger, and meters
- * that count nothing ({@link SandboxMeters}). It bypasses the startup gate and authentication (its caller is set by the sandbox) and has
- * no request-metrics filter and no access log, and records no span, so it touches no real store, issuer, metric, log
- * line, trace or quota.
+ * validation, fingerprint and ids, the idempotent-operation flow and its responses, and the stores' code — over
+ * throwaway parts: stores of its own ({@link Backends#sandbox}: in memory, or the real database's pool and
+ * statements in transactions that are rolled back, with one client per pool connection), an authorizer that applies
+ * the test-card rules with no issuer and no ledger, and meters that count nothing ({@link SandboxMeters}). It
+ * bypasses the startup gate and authentication (its caller is set by the sandbox) and has no request-metrics filter
+ * and no access log, and records no span, so it touches no real issuer, metric, log line, trace or quota, and writes
+ * no row.
  *
  * <p>The mix, in turn: new approvals, a replay, a decline, an invalid body (400) and a {@code GET} of a created id.
  * Counted in {@code warm_up_requests_total{outcome}} ({@code answered}: the expected status; {@code failed}: another
@@ -61,39 +60,47 @@ final class WarmUp {
     private static final int CLIENTS = 2;
     private static final String PATH = "/v1/authorizations";
 
+    private static final int MAX_CLIENTS = 16;
+
     private final AppSettings settings;
+    private final Backends backends;
     private final Counter answered;
     private final Counter failed;
 
-    private WarmUp(AppSettings settings, MeterRegistry meters) {
+    private WarmUp(AppSettings settings, Backends backends, MeterRegistry meters) {
         this.settings = settings;
+        this.backends = backends;
         this.answered = counter(meters, "answered");
         this.failed = counter(meters, "failed");
     }
 
     /**
-     * Runs the warm-up on a thread of its own, then runs {@code done} (also when it was off, stopped or failed).
+     * Runs the warm-up on a thread of its own, then runs {@code done} (also when it was off, stopped or failed);
+     * with a database, first waits for its pool ({@link StoreWarmUp}).
      *
      * @param settings the service's settings ({@code warm-up.*}, and the real fingerprint secret and timeouts)
+     * @param backends the service's stores: the sandbox runs their code ({@link Backends#sandbox})
      * @param meters   the service's registry: only {@code warm_up_requests_total} goes there
      * @param stop     {@code true} once the warm-up should stop early (the shutdown began)
      * @param done     marks this part of startup complete
      */
-    static void start(AppSettings settings, MeterRegistry meters, BooleanSupplier stop, Runnable done) {
-        WarmUp warmUp = new WarmUp(settings, meters);
-        if (settings.warmUp().requests() == 0) {
+    static void start(AppSettings settings, Backends backends, MeterRegistry meters, BooleanSupplier stop,
+                      Runnable done) {
+        WarmUp warmUp = new WarmUp(settings, backends, meters);
+        int requests = settings.warmUp().requests();
+        if (requests == 0 && backends.database().isEmpty()) {
             done.run();
             return;
         }
-        Thread.ofPlatform().name("warm-up").daemon(true).start(() -> {
+        Runnable sandbox = () -> {
             try {
                 warmUp.run(stop);
             } catch (RuntimeException | Error e) {
                 LOGGER.log(Level.WARNING, "Warm-up failed, startup goes on: {0}", String.valueOf(e));
-            } finally {
-                done.run();
             }
-        });
+        };
+        Thread.ofPlatform().name("warm-up").daemon(true).start(
+                () -> StoreWarmUp.run(backends, requests, stop, requests == 0 ? () -> { } : sandbox, done));
     }
 
     /**
@@ -108,21 +115,23 @@ final class WarmUp {
         long deadline = start + limits.timeout().toNanos();
         IdempotencySettings idempotency = settings.idempotency();
         MeterRegistry sandboxMeters = SandboxMeters.create();
-        InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create(limits.requests() + CLIENTS);
+        // With a database, as many clients as pool connections (up to 16): each connection runs the statements.
+        int clientCount = backends.database()
+                .map(db -> Math.clamp(db.settings().poolSize(), CLIENTS, MAX_CLIENTS)).orElse(CLIENTS);
+        Backends.Sandbox stores = backends.sandbox(sandboxMeters, limits.requests() + clientCount);
         AtomicInteger sent = new AtomicInteger();
         AtomicInteger ok = new AtomicInteger();
-        try (IdempotencyRegistry registry = IdempotencyRegistry.create(store, idempotency.inFlightLease(),
-                     idempotency.retention(), Duration.ZERO, Quota.UNLIMITED, sandboxMeters);
+        try (IdempotencyRegistry registry = IdempotencyRegistry.create(stores.idempotency(),
+                     idempotency.inFlightLease(), idempotency.retention(), Duration.ZERO, Quota.UNLIMITED,
+                     sandboxMeters);
              AuthorizationService api = AuthorizationService.create(
-                     IdempotentOperation.create(AuthorizationService.OPERATION, registry,
-                                                InMemoryKeyBindings.create(limits.requests() + CLIENTS),
+                     IdempotentOperation.create(AuthorizationService.OPERATION, registry, stores.bindings(),
                                                 RequestIdentities.create(idempotency.fingerprintSecret(),
                                                                          idempotency.previousSecret()),
                                                 idempotency.bounds(), settings.authorizer().timeout(),
                                                 OptionalLong::empty),
                      new RulesOnly(settings.authorizer().ruleBased().defaultLimit()), settings.authorizer(),
-                     InMemoryAuthorizationStore.create(limits.requests() + CLIENTS), settings.lifecycle(),
-                     Clock.systemUTC(), sandboxMeters,
+                     stores.authorizations(), settings.lifecycle(), Clock.systemUTC(), sandboxMeters,
                      AuthFailures.create(sandboxMeters, AuthorizationService.RESOURCES.keySet()))) {
             WebServer sandbox = WebServer.builder()
                     .host("127.0.0.1")
@@ -146,15 +155,17 @@ final class WarmUp {
                     .shareConnectionCache(false)
                     .build();
             try (ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
-                for (int c = 0; c < CLIENTS; c++) {
+                for (int c = 0; c < clientCount; c++) {
                     int worker = c;
                     clients.execute(() -> {
                         String location = null;
-                        for (int i = sent.getAndIncrement(); i < limits.requests(); i = sent.getAndIncrement()) {
-                            if (stop.getAsBoolean() || System.nanoTime() - deadline > 0) {
+                        // Checked before taking a number: the count logged is of requests sent.
+                        while (!stop.getAsBoolean() && System.nanoTime() - deadline < 0) {
+                            int i = sent.getAndIncrement();
+                            if (i >= limits.requests()) {
                                 return;
                             }
-                            location = send(client, worker, i, location, ok);
+                            location = send(client, worker, i, location, ok, stores.rolledBack());
                         }
                     });
                 }
@@ -170,7 +181,8 @@ final class WarmUp {
     }
 
     // One request of the mix; returns the Location of the last authorization this client created.
-    private String send(WebClient client, int worker, int i, String location, AtomicInteger ok) {
+    private String send(WebClient client, int worker, int i, String location, AtomicInteger ok,
+                        boolean rolledBack) {
         int kind = i % 8;
         String key = "warm-up-" + worker + "-" + (kind == 4 ? i - 1 : i);
         try (HttpClientResponse response = kind == 7 && location != null
@@ -181,7 +193,8 @@ final class WarmUp {
                         .submit(body(kind, kind == 4 ? i - 1 : i))) {
             int status = response.status().code();
             response.entity().as(byte[].class);
-            int expected = kind == 6 ? 400 : kind == 7 && location != null ? 200 : 201;
+            // A rolled-back store kept nothing the sandbox created: its GET is a 404.
+            int expected = kind == 6 ? 400 : kind == 7 && location != null ? (rolledBack ? 404 : 200) : 201;
             if (status == expected) {
                 answered.increment();
                 ok.incrementAndGet();

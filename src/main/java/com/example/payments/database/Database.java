@@ -51,12 +51,16 @@ public final class Database implements AutoCloseable {
     private final MeterRegistry meters;
     private final int networkTimeoutMillis;
     private final AtomicLong lastSuccess = new AtomicLong(System.nanoTime() - Duration.ofDays(1).toNanos());
+    private final boolean rolledBack;
+    private volatile boolean warm;
 
-    private Database(DatabaseSettings settings, HikariDataSource pool, Migrations migrations, MeterRegistry meters) {
+    private Database(DatabaseSettings settings, HikariDataSource pool, Migrations migrations, MeterRegistry meters,
+                     boolean rolledBack) {
         this.settings = settings;
         this.pool = pool;
         this.migrations = migrations;
         this.meters = meters;
+        this.rolledBack = rolledBack;
         this.networkTimeoutMillis = (int) settings.networkTimeout().toMillis();
     }
 
@@ -98,7 +102,7 @@ public final class Database implements AutoCloseable {
             throw error;
         });
         HikariDataSource pool = new HikariDataSource(hikari(settings));
-        Database database = new Database(settings, pool, migrations, meters);
+        Database database = new Database(settings, pool, migrations, meters, false);
         database.registerMeters();
         failure.ifPresent(e -> {
             LOGGER.log(Level.WARNING, "Database not ready at startup, retrying in the background (readiness names "
@@ -155,7 +159,7 @@ public final class Database implements AutoCloseable {
         long start = System.nanoTime();
         try (Connection connection = pool.getConnection()) {
             connection.setNetworkTimeout(DIRECT, networkTimeoutMillis);
-            T result = call.run(connection);
+            T result = rolledBack ? RolledBackConnection.run(connection, call) : call.run(connection);
             lastSuccess.set(System.nanoTime());
             timer(statement).record(Duration.ofNanos(System.nanoTime() - start));
             return result;
@@ -172,17 +176,22 @@ public final class Database implements AutoCloseable {
     }
 
     /**
-     * Checks the database for readiness: migrated, and a call of the service answered within the timeout, or else
+     * Checks the database for readiness: migrated, warmed up ({@link #markWarm}), and a call of the service answered within the timeout, or else
      * one round trip ({@code SELECT 1}) does. Under load the calls of the requests prove the database answers, and
      * the check takes no connection from a busy pool (waiting for one would fail readiness, and feed the circuit
      * breaker, for a replica that is only busy).
      *
      * @param timeout bound of the round trip, and how recent a call's success must be to count
-     * @return empty when healthy, else why not (e.g. {@code schema not migrated yet (connection refused)})
+     * @return empty when healthy, else why not (e.g. {@code schema not migrated yet (connection refused)},
+     *         {@code warming up (pool 3 of 10 connections)})
      */
     public Optional<String> check(Duration timeout) {
         if (!migrations.done()) {
             return Optional.of("schema not migrated yet (" + migrations.lastError().orElse("migrating") + ")");
+        }
+        if (!warm) {
+            return Optional.of("warming up (pool " + poolConnections() + " of " + settings.poolSize()
+                               + " connections)");
         }
         if (System.nanoTime() - lastSuccess.get() < timeout.toNanos()) {
             return Optional.empty();
@@ -218,6 +227,37 @@ public final class Database implements AutoCloseable {
     }
 
     /**
+     * A view of this database for the startup warm-up: the same pool and schema, but every call runs in a transaction
+     * that is rolled back (it writes nothing; a commit is refused), and its statements are timed in {@code meters}
+     * instead of the service's registry. Closing the view closes nothing.
+     *
+     * @param quiet the registry of the view's statement metrics (the warm-up's, which counts nothing)
+     * @return the view
+     */
+    public Database rolledBackView(MeterRegistry quiet) {
+        return new Database(settings, pool, migrations, quiet, true);
+    }
+
+    /**
+     * Connections the pool holds open (idle and in use); the pool opens them in the background, up to
+     * {@code database.pool-size}.
+     *
+     * @return 0 to {@code database.pool-size}
+     */
+    public int poolConnections() {
+        HikariPoolMXBean bean = pool.getHikariPoolMXBean();
+        return bean == null ? 0 : bean.getTotalConnections();
+    }
+
+    /**
+     * Marks the warm-up on this database done: from now on readiness depends on the round trip alone. Until then,
+     * once the schema is migrated, {@link #check} answers {@code warming up (pool n of m connections)}.
+     */
+    public void markWarm() {
+        warm = true;
+    }
+
+    /**
      * Whether {@link #close()} ran.
      *
      * @return {@code true} once the pool is closed
@@ -229,6 +269,9 @@ public final class Database implements AutoCloseable {
     /** Stops the background migrations (if still retrying) and closes the pool's connections. */
     @Override
     public void close() {
+        if (rolledBack) {
+            return;
+        }
         migrations.close();
         pool.close();
     }

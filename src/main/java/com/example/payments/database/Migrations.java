@@ -1,6 +1,7 @@
 package com.example.payments.database;
 
 import java.lang.System.Logger.Level;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
@@ -15,7 +16,8 @@ import org.postgresql.ds.PGSimpleDataSource;
  * The schema of the postgres backend, kept by Flyway from the versioned SQL files in
  * {@code src/main/resources/db/migration} ({@code V1__...sql}; an applied file is never edited, a change is a new
  * version). Every replica runs the migrations at startup; Flyway's advisory lock lets one of them apply each version
- * while the others wait, and a version already applied is skipped.
+ * while the others wait, and a version already applied is skipped. A replica whose schema is already current does
+ * not block on them: one query of Flyway's history table, and Flyway is not even loaded ({@link SchemaVersions}).
  *
  * <p>Migrations run on their own connection, not the pool's: a schema change may take longer than
  * {@code database.statement-timeout} (they get 5 minutes per statement, and wait at most 10 s for a lock held by a
@@ -28,13 +30,16 @@ final class Migrations implements AutoCloseable {
     private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
     private static final Duration LAST_RETRY = Duration.ofSeconds(10);
 
-    private final Flyway flyway;
+    private final PGSimpleDataSource source;
+    private final Duration validity;
     private final AtomicReference<String> lastError = new AtomicReference<>();
     private volatile boolean done;
     private volatile Thread retrying;
+    private Flyway flyway;
 
-    private Migrations(Flyway flyway) {
-        this.flyway = flyway;
+    private Migrations(PGSimpleDataSource source, Duration validity) {
+        this.source = source;
+        this.validity = validity;
     }
 
     static Migrations create(DatabaseSettings settings, Duration validity) {
@@ -47,25 +52,45 @@ final class Migrations implements AutoCloseable {
         source.setSocketTimeout(330);
         source.setOptions("-c statement_timeout=300000 -c lock_timeout=10000");
         source.setApplicationName("payments-authorization-migrations");
-        Flyway flyway = Flyway.configure()
-                .dataSource(source)
-                .locations("classpath:db/migration")
-                .placeholders(java.util.Map.of("validity_ms", Long.toString(validity.toMillis())))
-                // Another replica migrating holds Flyway's lock: give up after ~10 s and retry later, so that this
-                // thread never waits for it unbounded.
-                .lockRetryCount(10)
-                .load();
-        return new Migrations(flyway);
+        return new Migrations(source, validity);
+    }
+
+    // Built on the first attempt that needs it: a replica whose schema is current never loads Flyway.
+    private synchronized Flyway flyway() {
+        if (flyway == null) {
+            flyway = Flyway.configure()
+                    .dataSource(source)
+                    .locations("classpath:db/migration")
+                    .placeholders(java.util.Map.of("validity_ms", Long.toString(validity.toMillis())))
+                    // Another replica migrating holds Flyway's lock: give up after ~10 s and retry later, so that
+                    // this thread never waits for it unbounded.
+                    .lockRetryCount(10)
+                    .load();
+        }
+        return flyway;
     }
 
     /**
-     * One attempt.
+     * One attempt: when the schema is already current ({@link SchemaVersions}: every shipped version applied, none
+     * failed), one query and done; otherwise Flyway's migrate (which also validates the applied files' checksums).
      *
      * @return empty on success, else the failure
      */
     Optional<Throwable> migrate() {
+        try (Connection connection = source.getConnection()) {
+            if (SchemaVersions.current(connection, SchemaVersions.shipped())) {
+                done = true;
+                lastError.set(null);
+                return Optional.empty();
+            }
+        } catch (SQLException e) {
+            if (!SchemaVersions.UNDEFINED_TABLE.equals(e.getSQLState())) {
+                lastError.set(describe(e));
+                return Optional.of(e);
+            }
+        }
         try {
-            var result = flyway.migrate();
+            var result = flyway().migrate();
             done = true;
             lastError.set(null);
             if (result.migrationsExecuted > 0) {

@@ -1,0 +1,118 @@
+package com.example.payments;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import com.example.payments.testing.PostgresServer;
+import com.example.payments.testing.RedisServer;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+
+import org.junit.jupiter.api.Test;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.greaterThan;
+import static org.hamcrest.Matchers.greaterThanOrEqualTo;
+import static org.hamcrest.Matchers.is;
+
+/**
+ * The startup warm-up on the postgres backend, and on redis in front of PostgreSQL: by the time startup is complete the pool holds its connections and the
+ * store's statements ran on the real database, in transactions that were rolled back: no row written, no statement
+ * counted in the service's metrics.
+ */
+class PostgresWarmUpTest {
+
+    private static final int POOL = 4;
+    private static final int REQUESTS = 64;
+    private static final List<String> TABLES = List.of("idempotency_records", "decisions", "authorizations",
+            "merchant_quotas", "idempotency_bindings", "authorization_operations", "unknown_outcomes");
+
+    @Test
+    void startupCompletesWithThePoolFullAndTheStoreWarmedWithoutWritingARow() throws Exception {
+        PostgresServer.assumeInstalled();
+        try (PostgresServer postgres = PostgresServer.start();
+             TestService service = TestService.start(Map.of("idempotency.store", "postgres",
+                                                            "database.url", postgres.url(),
+                                                            "database.username", PostgresServer.USER,
+                                                            "database.pool-size", String.valueOf(POOL),
+                                                            "warm-up.requests", String.valueOf(REQUESTS),
+                                                            "warm-up.timeout", "PT60S"))) {
+            assertWarmedWritingNothing(service, postgres);
+        }
+    }
+
+    @Test
+    void withRedisInFrontTheDatabaseIsWarmedAndNothingIsWrittenToRedisEither() throws Exception {
+        PostgresServer.assumeInstalled();
+        RedisServer.assumeInstalled();
+        try (RedisServer redis = RedisServer.start();
+             PostgresServer postgres = PostgresServer.start();
+             TestService service = TestService.start(Map.of("idempotency.store", "redis",
+                                                            "idempotency.redis.uri", redis.uri(),
+                                                            "database.url", postgres.url(),
+                                                            "database.username", PostgresServer.USER,
+                                                            "database.pool-size", String.valueOf(POOL),
+                                                            "warm-up.requests", String.valueOf(REQUESTS),
+                                                            "warm-up.timeout", "PT60S"))) {
+            assertWarmedWritingNothing(service, postgres);
+            RedisClient client = RedisClient.create(redis.uri());
+            try (StatefulRedisConnection<String, String> connection = client.connect()) {
+                assertThat(connection.sync().dbsize(), is(0L));
+            } finally {
+                client.shutdown();
+            }
+        }
+    }
+
+    // By the time startup is complete (TestService waited for it).
+    private static void assertWarmedWritingNothing(TestService service, PostgresServer postgres) throws Exception {
+        try (Connection sql = postgres.connect()) {
+            // The pool's connections are open.
+            assertThat(number(sql, "SELECT count(*) FROM pg_stat_activity WHERE application_name = "
+                                   + "'payments-authorization'"), greaterThanOrEqualTo((long) POOL));
+            // Every sandbox request went through the database's stores and was answered as expected (the GET of a
+            // created id is a 404: nothing the sandbox wrote stayed).
+            assertThat(service.metric("warm_up_requests_total", Map.of("outcome", "answered")), is((double) REQUESTS));
+            assertThat(service.metric("warm_up_requests_total", Map.of("outcome", "failed")), is(0.0));
+            // None of its statements is counted as the service's (the background workers' are).
+            for (String statement : List.of("claim", "bind-key", "create-authorization", "record",
+                                            "find-authorization")) {
+                assertThat(statement, service.metric("database_statement_duration_seconds_count",
+                                                     Map.of("statement", statement)), is(0.0));
+                assertThat(statement, service.metric("database_statement_failures_total",
+                                                     Map.of("statement", statement)), is(0.0));
+            }
+            assertThat(service.metric("idempotency_requests_total", Map.of()), is(0.0));
+            for (String table : TABLES) {
+                assertThat(table, number(sql, "SELECT count(*) FROM " + table), is(0L));
+            }
+            // The statements did run: PostgreSQL counts the inserted (then rolled back) rows; its statistics reach
+            // the shared view within seconds.
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            long inserted = 0;
+            while (inserted == 0 && System.nanoTime() < deadline) {
+                inserted = number(sql, "SELECT n_tup_ins FROM pg_stat_user_tables WHERE relname = 'authorizations'");
+                Thread.sleep(200);
+            }
+            assertThat(inserted, greaterThan(0L));
+            // And the service is ready on it.
+            assertThat(service.get(service.health("/health/ready")).statusCode(), is(200));
+        }
+    }
+
+    private static long number(Connection sql, String query) throws SQLException {
+        try (Statement statement = sql.createStatement()) {
+            statement.execute("SELECT pg_stat_clear_snapshot()");
+            try (ResultSet row = statement.executeQuery(query)) {
+                row.next();
+                return row.getLong(1);
+            }
+        }
+    }
+}
