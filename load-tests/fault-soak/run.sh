@@ -499,8 +499,8 @@ if [ "$ISSUER_DEDUP" = 0 ]; then
   # The reconciler's deadline plus a few of its runs: every unknown outcome must be resolved by then.
   lt_log "waiting $REVERSE_AFTER + 5 s for the reconciler"
   sleep $(( $(echo "$REVERSE_AFTER" | tr -dc '0-9') + 5 ))
-  if [ -n "$PG_PORT" ]; then
-    pg_lt_psql "$PG_PORT" -d payments -At -c "SELECT count(*) FROM unknown_outcomes" >"$RUN/unknown-outcomes-left.txt"
+  if [ -n "$RESOURCES_PORT" ]; then
+    pg_lt_psql "$RESOURCES_PORT" -d payments -At -c "SELECT count(*) FROM unknown_outcomes" >"$RUN/unknown-outcomes-left.txt"
   fi
 fi
 curl -sf --max-time 5 "http://127.0.0.1:$ISSUER_PORT/stats" >"$RUN/issuer-stats.json"
