@@ -5,6 +5,10 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
 
+import com.example.payments.database.Database;
+import com.example.payments.database.DatabaseSettings;
+import com.example.payments.database.PostgresAuthorizationStore;
+import com.example.payments.database.PostgresUnknownOutcomes;
 import com.example.payments.idempotency.IdempotencyKey;
 import com.example.payments.idempotency.IdempotencyRegistry;
 import com.example.payments.idempotency.Identity;
@@ -17,6 +21,7 @@ import com.example.payments.issuer.IssuerRequest;
 import com.example.payments.issuer.IssuerSettings;
 import com.example.payments.issuer.IssuerStats;
 import com.example.payments.issuer.SimulatedIssuer;
+import com.example.payments.testing.PostgresServer;
 
 import io.helidon.metrics.api.MeterRegistry;
 import io.helidon.metrics.api.MetricsFactory;
@@ -37,7 +42,8 @@ import static org.hamcrest.Matchers.not;
  * then authorizes under an attempt id of its own; a reversal not confirmed authorizes nothing (503); an attempt whose
  * replica died mid-call is found, recorded before its call, and reversed by the reconciler; an execution whose
  * decision lost the race to another's is reversed by the reconciler. In every case the payment ends with at most one
- * approval net of reversals at the issuer.
+ * approval net of reversals at the issuer. The killed execution and its retry once more on PostgreSQL (the records'
+ * lookup by resource id, migration {@code V6}).
  */
 class FreshAttemptsTest {
 
@@ -89,12 +95,12 @@ class FreshAttemptsTest {
             AuthorizerSettings.Type.HTTP, Optional.empty(),
             new IssuerSettings(1_000_000, Duration.ZERO, Duration.ZERO, Duration.ofHours(1), 10), Duration.ofSeconds(5),
             false);
-    private final InMemoryUnknownOutcomes outcomes = InMemoryUnknownOutcomes.create(100);
-    private final InMemoryAuthorizationStore store = InMemoryAuthorizationStore.create(100);
+    private UnknownOutcomes outcomes = InMemoryUnknownOutcomes.create(100);
+    private AuthorizationStore store = InMemoryAuthorizationStore.create(100);
     private final BoundedAuthorizer bounded = new BoundedAuthorizer(acquirer, settings.timeout(), meters,
                                                                     new LateDecisions(Duration.ofSeconds(1),
                                                                                       Duration.ofSeconds(5)));
-    private final AuthorizeWork work = new AuthorizeWork(bounded, store, Duration.ofDays(7), meters, outcomes,
+    private AuthorizeWork work = new AuthorizeWork(bounded, store, Duration.ofDays(7), meters, outcomes,
                                                          settings, Clock.systemUTC());
     private final IdempotencyKey key = IdempotencyKey.parse(UUID.randomUUID().toString()).orElseThrow();
     private final AuthorizationRequest request = new AuthorizationRequest(MERCHANT, "order-" + key.value(),
@@ -182,6 +188,37 @@ class FreshAttemptsTest {
         assertThat("the recorded attempt stands", stored.attemptId(),
                    is(FreshAttempts.attemptId(identity.attemptId(), 1)));
         assertThat(stored.status(), is("APPROVED"));
+    }
+
+    @Test
+    void onPostgresARetryReversesTheAttemptOfAKilledExecutionThenAuthorizesUnderItsOwn() throws Exception {
+        PostgresServer.assumeInstalled();
+        try (PostgresServer server = PostgresServer.start();
+             Database database = Database.open(new DatabaseSettings(server.url(), Optional.of(PostgresServer.USER),
+                     Optional.empty(), 4, Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(2),
+                     Optional.empty()), Duration.ofDays(7), meters)) {
+            ReconcilerRaceTest.awaitMigrated(database);
+            outcomes = PostgresUnknownOutcomes.create(database);
+            store = PostgresAuthorizationStore.create(database);
+            work = new AuthorizeWork(bounded, store, Duration.ofDays(7), meters, outcomes, settings,
+                                     Clock.systemUTC());
+            killedAfterTheCall = true;
+            try {
+                execution(1);
+            } catch (Killed e) {
+                // The replica is gone; its attempt was recorded before the call.
+            }
+            killedAfterTheCall = false;
+
+            assertThat(execution(2), instanceOf(Work.Decided.class));
+
+            assertThat(store.find(identity.decision().id()).orElseThrow().attemptId(),
+                       is(FreshAttempts.attemptId(identity.attemptId(), 2)));
+            IssuerStats stats = issuer.stats();
+            assertThat(stats.reversals(), is(1L));
+            assertThat(stats.paymentsApprovedTwiceNet(), is(0L));
+            assertThat(outcomes.ofResource(identity.decision().id()), is(empty()));
+        }
     }
 
     private Work.Outcome execution(long token) throws InterruptedException {
