@@ -63,7 +63,7 @@ final class AuthorizeWork {
         this.outcomes = outcomes;
         this.reverseAfter = settings.reverseAfter();
         this.clock = clock;
-        this.fresh = settings.acquirerDeduplicates() ? null : new FreshAttempts(authorizer, outcomes,
+        this.fresh = settings.acquirerDeduplicates() ? null : new FreshAttempts(authorizer, outcomes, store,
                 settings.timeout(), settings.reverseAfter(), clock, meters);
         this.recorded = meters.getOrCreate(Counter.builder("unknown_outcomes_recorded")
                 .description("Authorizations whose outcome at the issuer became unknown (timeout, failure after "
@@ -93,6 +93,11 @@ final class AuthorizeWork {
         }
         return switch (prepared) {
         case FreshAttempts.Refused refused -> refused.answer();
+        case FreshAttempts.Recorded recorded -> {
+            fresh.decided(recorded.authorization().attemptId(), recorded.authorization());
+            Authorization created = recorded.authorization().createdView();
+            yield new Work.Decided(Json.bytes(created), () -> count(created));
+        }
         case FreshAttempts.Late late -> decided(as(attempt, late.attemptId()), request, late.decision());
         case FreshAttempts.Send send -> perform(as(attempt, send.attemptId()), request);
         };

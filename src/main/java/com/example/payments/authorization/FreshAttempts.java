@@ -31,7 +31,8 @@ import io.helidon.metrics.api.Tag;
  *     decision is recorded. A replica killed or frozen mid-call leaves it there: the {@link Reconciler} reverses it
  *     at its deadline, or a retry finds it first.</li>
  *     <li><b>Earlier attempts first</b>: before it sends its own, an execution resolves every recorded attempt of its
- *     authorization. One whose decision this replica kept ({@link LateDecisions}) is recorded instead of calling the
+ *     authorization. When the authorization is written already (its execution lost the lease after writing it), it
+ *     is answered and nothing is sent or reversed. Otherwise one whose decision this replica kept ({@link LateDecisions}) is recorded instead of calling the
  *     issuer; every other one is reversed (confirmed by the acquirer; a reversal that comes before its call leaves a
  *     tombstone there, so the late call is declined) and its record removed, counted in
  *     {@code unknown_outcomes_total{resolution="superseded"}}. A reversal not confirmed answers 503
@@ -65,6 +66,15 @@ final class FreshAttempts {
     }
 
     /**
+     * The authorization is written already (an execution that lost its lease after writing it): answer it, send
+     * nothing, reverse nothing.
+     *
+     * @param authorization what the resource store holds
+     */
+    record Recorded(AuthorizationRecord authorization) implements Prepared {
+    }
+
+    /**
      * Nothing may be sent: answer this, the key released.
      *
      * @param answer the answer
@@ -74,16 +84,18 @@ final class FreshAttempts {
 
     private final BoundedAuthorizer authorizer;
     private final UnknownOutcomes outcomes;
+    private final AuthorizationStore store;
     private final Reversals reversals;
     private final Duration timeout;
     private final Duration reverseAfter;
     private final Clock clock;
     private final Counter superseded;
 
-    FreshAttempts(BoundedAuthorizer authorizer, UnknownOutcomes outcomes, Duration timeout, Duration reverseAfter,
-                  Clock clock, MeterRegistry meters) {
+    FreshAttempts(BoundedAuthorizer authorizer, UnknownOutcomes outcomes, AuthorizationStore store, Duration timeout,
+                  Duration reverseAfter, Clock clock, MeterRegistry meters) {
         this.authorizer = authorizer;
         this.outcomes = outcomes;
+        this.store = store;
         this.reversals = new Reversals(authorizer, meters);
         this.timeout = timeout;
         this.reverseAfter = reverseAfter;
@@ -116,8 +128,17 @@ final class FreshAttempts {
      *                                                                                or written: nothing was sent
      */
     Prepared prepare(Work.Attempt attempt, AuthorizationRequest request) throws InterruptedException {
+        List<UnknownOutcome> attempts = outcomes.ofResource(attempt.resourceId());
+        if (!attempts.isEmpty()) {
+            // An execution that wrote the authorization and then lost its lease left its attempt recorded: that
+            // attempt is the authorization, never reversed; the others are the reconciler's.
+            Optional<AuthorizationRecord> written = store.find(attempt.resourceId());
+            if (written.isPresent()) {
+                return new Recorded(written.get());
+            }
+        }
         Late late = null;
-        for (UnknownOutcome earlier : outcomes.ofResource(attempt.resourceId())) {
+        for (UnknownOutcome earlier : attempts) {
             Optional<Authorizer.Decision> kept = late == null ? authorizer.takeLate(earlier.attemptId())
                     : Optional.empty();
             if (kept.isPresent()) {

@@ -40,7 +40,8 @@ import static org.hamcrest.Matchers.not;
  * Authorizations against an acquirer that does not deduplicate attempt ids ({@code authorizer.acquirer-deduplicates:
  * false}), on the simulated issuer in that mode: a retry after an unknown outcome reverses the earlier attempt and
  * then authorizes under an attempt id of its own; a reversal not confirmed authorizes nothing (503); an attempt whose
- * replica died mid-call is found, recorded before its call, and reversed by the reconciler; an execution whose
+ * replica died mid-call is found, recorded before its call, and reversed by the reconciler; an authorization written
+ * by an execution that then froze is answered, not reversed; an execution whose
  * decision lost the race to another's is reversed by the reconciler. In every case the payment ends with at most one
  * approval net of reversals at the issuer. The killed execution and its retry once more on PostgreSQL (the records'
  * lookup by resource id, migration {@code V6}).
@@ -188,6 +189,24 @@ class FreshAttemptsTest {
         assertThat("the recorded attempt stands", stored.attemptId(),
                    is(FreshAttempts.attemptId(identity.attemptId(), 1)));
         assertThat(stored.status(), is("APPROVED"));
+    }
+
+    @Test
+    void aRetryAfterAnExecutionWroteTheAuthorizationAndFrozeAnswersItAndReversesNothing() throws Exception {
+        assertThat(execution(1), instanceOf(Work.Decided.class));
+        // Frozen past its lease right after the write: its attempt record was never removed.
+        outcomes.record(FreshAttempts.outcome(FreshAttempts.attemptId(identity.attemptId(), 1),
+                Work.Attempt.of(lookupKey, identity), request, java.time.Instant.now(),
+                java.time.Instant.now().plusSeconds(60)));
+
+        Work.Outcome retry = execution(2);
+
+        assertThat(retry, instanceOf(Work.Decided.class));
+        assertThat(store.find(identity.decision().id()).orElseThrow().attemptId(),
+                   is(FreshAttempts.attemptId(identity.attemptId(), 1)));
+        assertThat("the written attempt is not reversed", issuer.stats().reversals(), is(0L));
+        assertThat("nothing sent again", issuer.stats().requests(), is(1L));
+        assertThat(outcomes.ofResource(identity.decision().id()), is(empty()));
     }
 
     @Test
