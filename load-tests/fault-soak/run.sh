@@ -33,8 +33,10 @@
 # fifth fault kind) and store_<name>_dump_rows (its system-of-record rows), and nothing else.
 #
 # ISSUER_DEDUP=0 runs the issuer simulator without attempt deduplication (issuer.deduplicate-attempts=false), an
-# acquirer that decides every call afresh: the report then requires 0 payments holding two approvals net of reversals
-# and 0 unknown outcomes left unresolved REVERSE_AFTER (PT5S in that mode) + 5 s after the verification.
+# acquirer that decides every call afresh, and tells the service so (authorizer.acquirer-deduplicates=false: every
+# attempt recorded before its call, one attempt id per execution, earlier attempts reversed first): the report then
+# requires 0 payments holding two approvals net of reversals and 0 unknown outcomes left unresolved REVERSE_AFTER
+# (PT5S in that mode) + 5 s after the verification.
 # REVERSE_AFTER (environment) sets authorizer.unknown-outcome.reverse-after (default: the service's PT1M).
 # FAULTS (environment) narrows the fault kinds, e.g. FAULTS="store-restart sigkill"; the report then requires those.
 # SMOKE=1 (a few seconds; results and report under target/load-tests-smoke/fault-soak/): --duration 6 --keys 20
@@ -115,6 +117,7 @@ SERVICE_PROPS=(
   -Dshutdown.pre-drain-delay=PT1S "-Dshutdown.drain-timeout=$DRAIN" -Dshutdown.cleanup-timeout=PT3S
   -Dshutdown.metrics-linger=PT0S -Dshutdown.hard-deadline=PT20S
   ${REVERSE_AFTER:+"-Dauthorizer.unknown-outcome.reverse-after=$REVERSE_AFTER"}
+  "-Dauthorizer.acquirer-deduplicates=$ISSUER_DEDUPLICATES"
   # The development key (client.py sends it, merchant m_123) and a merchant quota above the run's keys.
   "-Dauth.api-keys=sha256:9702b04ac8da313c8ec0784e54e26e65016c0a9c0942463b0c6fb9f354071ab8 m_123"
   -Didempotency.merchant-quota.max-records=1000000 -Didempotency.merchant-quota.max-in-flight=10000
@@ -496,8 +499,8 @@ if [ "$ISSUER_DEDUP" = 0 ]; then
   # The reconciler's deadline plus a few of its runs: every unknown outcome must be resolved by then.
   lt_log "waiting $REVERSE_AFTER + 5 s for the reconciler"
   sleep $(( $(echo "$REVERSE_AFTER" | tr -dc '0-9') + 5 ))
-  if [ -n "$PG_PORT" ]; then
-    pg_lt_psql "$PG_PORT" -d payments -At -c "SELECT count(*) FROM unknown_outcomes" >"$RUN/unknown-outcomes-left.txt"
+  if [ -n "$RESOURCES_PORT" ]; then
+    pg_lt_psql "$RESOURCES_PORT" -d payments -At -c "SELECT count(*) FROM unknown_outcomes" >"$RUN/unknown-outcomes-left.txt"
   fi
 fi
 curl -sf --max-time 5 "http://127.0.0.1:$ISSUER_PORT/stats" >"$RUN/issuer-stats.json"

@@ -21,12 +21,14 @@ import org.junit.jupiter.api.Test;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.lessThanOrEqualTo;
 
 /**
  * Unknown outcomes against the built jar on PostgreSQL and a real issuer simulator process, with
  * {@code authorizer.timeout: PT2S} and {@code authorizer.unknown-outcome.reverse-after: PT2S}: the simulator is
  * stopped ({@code SIGSTOP}) while a request waits for it, so the client gets 504, then resumed, so the issuer approves
- * the call it held. Not retried, the attempt is reversed once at the issuer and the authorization becomes
+ * the call it held (or, when the reconciler's reversal gets there first, declines it: the reversal's tombstone). Not
+ * retried, the attempt holds no approval at the issuer (reversed once, or declined) and the authorization becomes
  * {@code REVERSED} (a later retry replays {@code 201 DECLINED reversed}); retried before the deadline, the retry's
  * answer stands and nothing is reversed.
  */
@@ -71,10 +73,11 @@ class UnknownOutcomeIT {
         IssuerStats before = issuer.stats();
         String key = UUID.randomUUID().toString();
         assertThat(timedOut(key).statusCode(), is(504));
-        // Resumed, the issuer approves the call it held: a hold the client knows nothing about.
-        issuer.awaitStats(stats -> stats.approved() > before.approved(), Duration.ofSeconds(20));
-
-        IssuerStats reversed = issuer.awaitStats(stats -> stats.reversals() > before.reversals(),
+        // Resumed, the issuer approves the call it held: a hold the client knows nothing about. On a loaded machine
+        // the reconciler's reversal may reach the issuer first: its tombstone then declines the late call.
+        issuer.awaitStats(stats -> stats.authorizations() > before.authorizations(), Duration.ofSeconds(20));
+        IssuerStats reversed = issuer.awaitStats(stats -> stats.reversals() > before.reversals()
+                                                          || stats.declined() > before.declined(),
                                                  Duration.ofSeconds(30));
         // The reconciler may still hold the key, recording the reversal: 409 with Retry-After, as for any retry.
         HttpResponse<String> retry = post(key);
@@ -92,7 +95,10 @@ class UnknownOutcomeIT {
 
         Thread.sleep(REVERSE_AFTER.plusSeconds(2).toMillis());
         IssuerStats after = issuer.stats();
-        assertThat("exactly one reversal of the attempt", after.reversals() - before.reversals(), is(1L));
+        assertThat("the attempt holds no approval: reversed once, or declined after its reversal",
+                   (after.approved() - after.reversals()) - (before.approved() - before.reversals()), is(0L));
+        assertThat("at most one reversal of the attempt", after.reversals() - before.reversals(),
+                   lessThanOrEqualTo(1L));
         assertThat("the retry replayed: no call reached the issuer", after.requests(), is(reversed.requests()));
         assertThat("no payment holds two approvals", after.paymentsApprovedTwiceNet(), is(0L));
         assertThat(MetricsScrape.of(service.healthPort()).sum("unknown_outcomes_total",

@@ -73,12 +73,12 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
     private AuthorizationService(IdempotentOperation operation, BoundedAuthorizer authorizer,
                                  AuthorizationStore store, AuthorizationSettings lifecycle, Clock clock,
                                  MeterRegistry meters, AuthFailures failures, UnknownOutcomes outcomes,
-                                 java.time.Duration reverseAfter) {
+                                 AuthorizerSettings settings) {
         this.operation = operation;
         this.authorizer = authorizer;
         this.store = store;
         this.failures = failures;
-        this.work = new AuthorizeWork(authorizer, store, lifecycle.validity(), meters, outcomes, reverseAfter, clock);
+        this.work = new AuthorizeWork(authorizer, store, lifecycle.validity(), meters, outcomes, settings, clock);
         this.validator = new RequestValidator(clock);
     }
 
@@ -137,7 +137,7 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
         Objects.requireNonNull(outcomes, "outcomes");
         LateDecisions late = new LateDecisions(settings.timeout(), settings.reverseAfter());
         return new AuthorizationService(operation, new BoundedAuthorizer(authorizer, settings.timeout(), meters, late),
-                                        store, lifecycle, clock, meters, failures, outcomes, settings.reverseAfter());
+                                        store, lifecycle, clock, meters, failures, outcomes, settings);
     }
 
     @Override

@@ -32,6 +32,11 @@ import io.helidon.metrics.api.Tag;
  * released, with a deadline {@code authorizer.unknown-outcome.reverse-after} away: the {@link Reconciler} reverses it
  * then unless a retry resolved it. Counts {@code unknown_outcomes_recorded_total}. A record that cannot be written
  * is logged: the outcome then waits for the client's retry alone, as before.
+ *
+ * <p>With {@code authorizer.acquirer-deduplicates: false}, each execution sends an attempt id of its own, recorded
+ * before its call, after the earlier attempts of the request are resolved ({@link FreshAttempts}); the decision is
+ * written only while the claim's lease still covers the recording (else 503 {@code lease-lost}, the attempt left to
+ * the reconciler or the next retry).
  */
 final class AuthorizeWork {
 
@@ -46,17 +51,20 @@ final class AuthorizeWork {
     private final Duration reverseAfter;
     private final java.time.Clock clock;
     private final Counter recorded;
+    private final FreshAttempts fresh;
 
     AuthorizeWork(BoundedAuthorizer authorizer, AuthorizationStore store, Duration validity, MeterRegistry meters,
-                  UnknownOutcomes outcomes, Duration reverseAfter, java.time.Clock clock) {
+                  UnknownOutcomes outcomes, AuthorizerSettings settings, java.time.Clock clock) {
         this.authorizer = authorizer;
         this.store = store;
         this.validity = validity;
         this.approved = counter(meters, "APPROVED");
         this.declined = counter(meters, "DECLINED");
         this.outcomes = outcomes;
-        this.reverseAfter = reverseAfter;
+        this.reverseAfter = settings.reverseAfter();
         this.clock = clock;
+        this.fresh = settings.acquirerDeduplicates() ? null : new FreshAttempts(authorizer, outcomes, store,
+                settings.timeout(), settings.reverseAfter(), clock, meters);
         this.recorded = meters.getOrCreate(Counter.builder("unknown_outcomes_recorded")
                 .description("Authorizations whose outcome at the issuer became unknown (timeout, failure after "
                              + "the call may have left, drain cut-off), recorded for the reconciler"));
@@ -69,7 +77,39 @@ final class AuthorizeWork {
      * @return work that calls the authorizer
      */
     Work of(AuthorizationRequest request) {
-        return attempt -> switch (call(attempt, request)) {
+        return attempt -> fresh == null ? perform(attempt, request) : performFresh(attempt, request);
+    }
+
+    private Work.Outcome performFresh(Work.Attempt attempt, AuthorizationRequest request)
+            throws InterruptedException {
+        FreshAttempts.Prepared prepared;
+        try {
+            prepared = fresh.prepare(attempt, request);
+        } catch (IdempotencyStore.UnavailableException | StoreFullException e) {
+            LOGGER.log(Level.WARNING, "Attempts of authorization {0} not readable or not recorded, nothing sent: {1}",
+                       attempt.resourceId(), String.valueOf(e));
+            return new Work.Undecided(Problem.of("store-unavailable", "Temporarily unavailable", 503, "The store "
+                    + "cannot be reached. Retry shortly with the same Idempotency-Key."), ReleaseReason.ERROR, 1);
+        }
+        return switch (prepared) {
+        case FreshAttempts.Refused refused -> refused.answer();
+        case FreshAttempts.Recorded recorded -> {
+            fresh.decided(recorded.authorization().attemptId(), recorded.authorization());
+            Authorization created = recorded.authorization().createdView();
+            yield new Work.Decided(Json.bytes(created), () -> count(created));
+        }
+        case FreshAttempts.Late late -> decided(as(attempt, late.attemptId()), request, late.decision());
+        case FreshAttempts.Send send -> perform(as(attempt, send.attemptId()), request);
+        };
+    }
+
+    private static Work.Attempt as(Work.Attempt attempt, String attemptId) {
+        return new Work.Attempt(attemptId, attempt.resourceId(), attempt.lookupKey(), attempt.identity(),
+                                attempt.token(), attempt.lease());
+    }
+
+    private Work.Outcome perform(Work.Attempt attempt, AuthorizationRequest request) throws InterruptedException {
+        return switch (call(attempt, request)) {
             case BoundedAuthorizer.Decided decided -> decided(attempt, request, decided.decision());
             case BoundedAuthorizer.Failed failed -> {
                 unknown(attempt, request);
@@ -105,10 +145,7 @@ final class AuthorizeWork {
     private void unknown(Work.Attempt attempt, AuthorizationRequest request) {
         java.time.Instant now = clock.instant().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
         try {
-            outcomes.record(new UnknownOutcome(attempt.attemptId(), attempt.lookupKey(), request.merchantId(),
-                    attempt.identity().fingerprint(), attempt.resourceId(), request.reference(), request.amount(),
-                    new Authorization.CardSummary(request.card().brand(), request.card().last4()), now,
-                    now.plus(reverseAfter)));
+            outcomes.record(FreshAttempts.outcome(attempt.attemptId(), attempt, request, now, now.plus(reverseAfter)));
             recorded.increment();
         } catch (RuntimeException e) {
             LOGGER.log(Level.ERROR, "Unknown outcome of attempt {0} not recorded, nothing reverses it unless the "
@@ -118,6 +155,14 @@ final class AuthorizeWork {
 
     private Work.Outcome decided(Work.Attempt attempt, AuthorizationRequest request, Authorizer.Decision decision) {
         AuthorizationRecord stored;
+        if (fresh != null && !attempt.leaseCovers(Duration.ZERO)) {
+            // Another execution may hold the key and have reversed this attempt: its decision is not written. The
+            // attempt stays recorded; the reconciler, or the next retry, reverses it.
+            authorizer.keep(attempt.attemptId(), decision);
+            LOGGER.log(Level.WARNING, "Lease lost before attempt {0} was recorded; left to the reconciler",
+                       attempt.attemptId());
+            return new Work.Undecided(FreshAttempts.leaseLost(), ReleaseReason.LEASE_LOST, 1);
+        }
         try {
             stored = store.create(AuthorizationRecord.created(attempt.resourceId(), attempt.attemptId(), request,
                                                               decision, validity));
@@ -134,6 +179,9 @@ final class AuthorizeWork {
                        e.getMessage());
             return new Work.Undecided(Problem.of("store-unavailable", "Temporarily unavailable", 503, "The store "
                     + "cannot be reached. Retry shortly with the same Idempotency-Key."), ReleaseReason.ERROR, 1);
+        }
+        if (fresh != null) {
+            fresh.decided(attempt.attemptId(), stored);
         }
         Authorization created = stored.createdView();
         return new Work.Decided(Json.bytes(created), () -> count(created));

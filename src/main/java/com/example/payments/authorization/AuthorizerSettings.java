@@ -26,9 +26,27 @@ import com.example.payments.issuer.IssuerSettings;
  * @param reverseAfter {@code authorizer.unknown-outcome.reverse-after}, default PT1M, from PT1S to PT1H: how long an
  *                  authorization whose outcome is unknown (502, 504, a drain cut-off) waits for its client's retry
  *                  before the reconciler reverses it
+ * @param acquirerDeduplicates {@code authorizer.acquirer-deduplicates}, default {@code true}: the acquirer answers a
+ *                  repeated attempt id with its first decision, so a retry sends the same attempt id again.
+ *                  {@code false}: every attempt is recorded before its call, every execution sends an attempt id of
+ *                  its own, and a retry first reverses the earlier attempts of its request (see docs/idempotency.md)
  */
 public record AuthorizerSettings(Duration timeout, Type type, Optional<URI> httpUri, IssuerSettings ruleBased,
-                                 Duration reverseAfter) {
+                                 Duration reverseAfter, boolean acquirerDeduplicates) {
+
+    /**
+     * Settings for an acquirer that deduplicates attempt ids.
+     *
+     * @param timeout      {@code authorizer.timeout}
+     * @param type         {@code authorizer.type}
+     * @param httpUri      {@code authorizer.http.uri}
+     * @param ruleBased    the built-in issuer's settings
+     * @param reverseAfter {@code authorizer.unknown-outcome.reverse-after}
+     */
+    public AuthorizerSettings(Duration timeout, Type type, Optional<URI> httpUri, IssuerSettings ruleBased,
+                              Duration reverseAfter) {
+        this(timeout, type, httpUri, ruleBased, reverseAfter, true);
+    }
 
     /** Shortest {@code authorizer.unknown-outcome.reverse-after}. */
     public static final Duration MIN_REVERSE_AFTER = Duration.ofSeconds(1);
@@ -64,8 +82,11 @@ public record AuthorizerSettings(Duration timeout, Type type, Optional<URI> http
                 type,
                 type == Type.HTTP ? uri : Optional.empty(),
                 IssuerSettings.create(values, "authorizer"),
-                reverseAfter(values));
+                reverseAfter(values),
+                values.oneOf("authorizer.acquirer-deduplicates", Toggle.class, Toggle.TRUE) == Toggle.TRUE);
     }
+
+    private enum Toggle { TRUE, FALSE }
 
     private static Duration reverseAfter(ConfigValues values) {
         Duration after = values.positiveDuration(REVERSE_AFTER_KEY, Duration.ofMinutes(1));

@@ -132,6 +132,16 @@ final class BoundedAuthorizer implements AutoCloseable {
     }
 
     /**
+     * Takes the decision kept for an attempt (late, or not recorded), if any.
+     *
+     * @param attemptId the attempt id
+     * @return the decision, removed; empty when none is kept or this authorizer keeps none
+     */
+    Optional<Authorizer.Decision> takeLate(String attemptId) {
+        return late == null ? Optional.empty() : late.take(attemptId);
+    }
+
+    /**
      * Runs one capture ({@link Authorizer#capture}), bounded like an authorization.
      *
      * @param operation the capture

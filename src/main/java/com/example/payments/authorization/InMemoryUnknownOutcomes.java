@@ -50,6 +50,11 @@ public final class InMemoryUnknownOutcomes implements UnknownOutcomes {
     }
 
     @Override
+    public List<UnknownOutcome> ofResource(String resourceId) {
+        return outcomes.values().stream().filter(outcome -> outcome.resourceId().equals(resourceId)).toList();
+    }
+
+    @Override
     public boolean remove(String attemptId) {
         return outcomes.remove(attemptId) != null;
     }

@@ -35,7 +35,9 @@ import io.helidon.metrics.api.Tag;
  * 409 (a retry) or waits for the next run (the reconciler). Then:
  * <ul>
  *     <li>a recorded decision (replayed), or an authorization already in the resource store: a retry resolved it;
- *     the record is dropped ({@code unknown_outcomes_total{resolution="retried"}}).</li>
+ *     the record is dropped ({@code unknown_outcomes_total{resolution="retried"}}). When that authorization holds
+ *     another attempt id (an acquirer that does not deduplicate: each execution sends its own), this attempt is
+ *     reversed all the same ({@code resolution="reversed"}).</li>
  *     <li>the key acquired: a reversal of the attempt is sent under one reversal id derived from the attempt id (the
  *     same on every replica and after a restart), again with backoff until the acquirer confirms it; then the
  *     authorization is recorded {@code DECLINED} with {@code declineCode: "reversed"} in state {@code REVERSED}, and
@@ -169,6 +171,9 @@ public final class Reconciler implements Runnable {
         Claim claim = registry.claim(outcome.lookupKey(), List.of(identity));
         return switch (claim) {
         case Claim.Replay replay -> {
+            if (superseded(outcome)) {
+                yield reverseOnly(outcome);
+            }
             boolean ours = new String(replay.decision().body(), StandardCharsets.UTF_8)
                     .contains("\"declineCode\":\"" + DECLINE_CODE + "\"");
             dropped(outcome, ours ? null : retried);
@@ -196,6 +201,9 @@ public final class Reconciler implements Runnable {
                 // A retry decided and wrote the authorization, but the registry lost (or never got) its decision.
                 record(claim, identity, existing.get());
                 decided = true;
+                if (!existing.get().attemptId().equals(outcome.attemptId())) {
+                    return reverseOnly(outcome);
+                }
                 boolean ours = existing.get().state() == AuthorizationState.REVERSED;
                 dropped(outcome, ours ? null : retried);
                 return ours ? Action.REVERSED : Action.RETRIED;
@@ -218,6 +226,13 @@ public final class Reconciler implements Runnable {
                 registry.release(claim, ReleaseReason.ISSUER_UNAVAILABLE);
             }
         }
+    }
+
+    // Another attempt of the request is the recorded authorization (an acquirer that does not deduplicate: each
+    // execution sends its own attempt id): this one must not hold an approval beside it.
+    private boolean superseded(UnknownOutcome outcome) {
+        return store.find(outcome.resourceId()).map(found -> !found.attemptId().equals(outcome.attemptId()))
+                .orElse(false);
     }
 
     // The key is another request's: the attempt is reversed, and nothing recorded under the key.

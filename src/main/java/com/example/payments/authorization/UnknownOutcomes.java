@@ -7,7 +7,9 @@ import java.util.List;
  * Where unknown outcomes of authorizations are kept until they are resolved: PostgreSQL, the system of record
  * ({@code database.PostgresUnknownOutcomes}, table {@code unknown_outcomes}), so that a restart or another replica
  * resolves them; {@link InMemoryUnknownOutcomes} in development (one replica, lost on restart). One record per attempt
- * id: an attempt whose outcome is unknown again (a retry timed out too) gets a later deadline.
+ * id: an attempt whose outcome is unknown again (a retry timed out too) gets a later deadline. With
+ * {@code authorizer.acquirer-deduplicates: false} every attempt is recorded here before its call too (write-ahead),
+ * and removed once its decision is recorded.
  *
  * <p>Every method may throw {@link com.example.payments.idempotency.IdempotencyStore.UnavailableException} when the
  * store cannot be reached.
@@ -29,6 +31,16 @@ public interface UnknownOutcomes {
      * @return the outcomes
      */
     List<UnknownOutcome> due(Instant now, int limit);
+
+    /**
+     * Every outcome of one authorization, whatever its deadline: the earlier attempts of a request (an unknown
+     * outcome, or an attempt recorded before its call whose execution died or lost its lease), which a retry must
+     * resolve before it sends another attempt.
+     *
+     * @param resourceId the authorization's id
+     * @return the outcomes, in no particular order
+     */
+    List<UnknownOutcome> ofResource(String resourceId);
 
     /**
      * Removes a resolved outcome.

@@ -17,7 +17,8 @@ import com.example.payments.authorization.UnknownOutcomes;
 
 /**
  * {@link UnknownOutcomes} in PostgreSQL, the {@code unknown_outcomes} table (migration {@code V4}): shared by every
- * replica and kept across restarts, so the reconciler of any replica resolves what another recorded. One statement
+ * replica and kept across restarts, so the reconciler of any replica resolves what another recorded (and a retry finds
+ * the earlier attempts of its request, by resource id: index of migration {@code V6}). One statement
  * per call, each bounded ({@link DatabaseSettings#worstCall()}); a record is an upsert on the attempt id (a retry whose
  * outcome is unknown again moves the deadline).
  */
@@ -81,6 +82,23 @@ public final class PostgresUnknownOutcomes implements UnknownOutcomes {
                     }
                 }
                 return due;
+            }
+        });
+    }
+
+    @Override
+    public List<UnknownOutcome> ofResource(String resourceId) {
+        return database.call("unknown-outcomes-of-resource", connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(
+                    "SELECT " + COLUMNS + " FROM unknown_outcomes WHERE resource_id = ?")) {
+                statement.setObject(1, UUID.fromString(resourceId));
+                List<UnknownOutcome> found = new ArrayList<>();
+                try (ResultSet row = statement.executeQuery()) {
+                    while (row.next()) {
+                        found.add(outcome(row));
+                    }
+                }
+                return found;
             }
         });
     }

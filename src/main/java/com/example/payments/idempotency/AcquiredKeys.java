@@ -97,7 +97,8 @@ final class AcquiredKeys {
         }
         Work.Outcome outcome;
         try {
-            outcome = work.perform(Work.Attempt.of(claim.lookupKey(), identity));
+            outcome = work.perform(Work.Attempt.of(claim.lookupKey(), identity, claim.token(),
+                                                          call -> registry.leaseCovers(claim, call)));
         } catch (InterruptedException e) {
             // Only the end of the drain interrupts a request: free the key so a retry on another replica runs, and
             // answer if the connection still lets us. The interrupt ends here, with the request: set again, it would

@@ -1,5 +1,8 @@
 package com.example.payments.idempotency;
 
+import java.time.Duration;
+import java.util.function.Predicate;
+
 import com.example.payments.http.Problem;
 import com.example.payments.idempotency.IdempotencyRegistry.ReleaseReason;
 
@@ -28,8 +31,25 @@ public interface Work {
      * @param lookupKey  the key's lookup key ({@link RequestIdentities#lookupKey}): what a later claim of the key
      *                   names, e.g. to resolve an unknown outcome without the client
      * @param identity   the request's identity the key is held under (fingerprint, attempt id, decision key)
+     * @param token      the fencing token of the claim this attempt runs under: grows per key, so it tells this
+     *                   execution from every other one of the key (0 when there is no claim, e.g. in tests)
+     * @param lease      whether the claim's lease still covers a call of the given length and the recording,
+     *                   checked locally without a round trip; always {@code true} when there is no claim
      */
-    record Attempt(String attemptId, String resourceId, String lookupKey, Identity identity) {
+    record Attempt(String attemptId, String resourceId, String lookupKey, Identity identity, long token,
+                   Predicate<Duration> lease) {
+
+        /**
+         * An attempt outside a claim (tests, tools): token 0, a lease that always covers.
+         *
+         * @param attemptId  the attempt id
+         * @param resourceId the resource id
+         * @param lookupKey  the lookup key
+         * @param identity   the identity
+         */
+        public Attempt(String attemptId, String resourceId, String lookupKey, Identity identity) {
+            this(attemptId, resourceId, lookupKey, identity, 0, call -> true);
+        }
 
         /**
          * An attempt of an identity.
@@ -40,6 +60,30 @@ public interface Work {
          */
         public static Attempt of(String lookupKey, Identity identity) {
             return new Attempt(identity.attemptId(), identity.decision().id(), lookupKey, identity);
+        }
+
+        /**
+         * An attempt of an identity under a claim.
+         *
+         * @param lookupKey the lookup key
+         * @param identity  the identity
+         * @param token     the claim's fencing token
+         * @param lease     whether the claim's lease covers a call of a given length and the recording
+         * @return the attempt
+         */
+        public static Attempt of(String lookupKey, Identity identity, long token, Predicate<Duration> lease) {
+            return new Attempt(identity.attemptId(), identity.decision().id(), lookupKey, identity, token, lease);
+        }
+
+        /**
+         * Whether the claim's lease still covers a call and the recording.
+         *
+         * @param call the call's longest duration, e.g. {@code authorizer.timeout}; {@link Duration#ZERO} for the
+         *             recording alone
+         * @return {@code false} once another execution may hold the key
+         */
+        public boolean leaseCovers(Duration call) {
+            return lease.test(call);
         }
     }
 

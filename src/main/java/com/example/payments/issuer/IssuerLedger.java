@@ -108,6 +108,19 @@ final class IssuerLedger {
             expire(now);
             String payment = paymentKey(request);
             Entry known = attempts.get(request.attemptId());
+            if (known != null && known.payment() == null) {
+                // A tombstone: the attempt was reversed before it came. Never approved after its reversal, whether
+                // attempts are deduplicated or not.
+                declined++;
+                meters.count(IssuerMeters.Event.DECLINED);
+                return new SimulatedIssuer.Decided(known.decision(), clock.instant().truncatedTo(ChronoUnit.MILLIS),
+                                                   false);
+            }
+            if (known != null && !deduplicate && REVERSED.equals(known.decision().declineCode())) {
+                // Reversed after it was approved: a repeat of the attempt id is not approved again (deduplicated, the
+                // branch below answers it the same way).
+                return new SimulatedIssuer.Decided(known.decision(), known.decidedAt(), true);
+            }
             if (known != null && deduplicate) {
                 duplicates++;
                 meters.count(IssuerMeters.Event.DUPLICATE_ATTEMPT);
@@ -163,7 +176,9 @@ final class IssuerLedger {
 
     /**
      * Reverses every approval of an attempt id: the payment's hold is released, and a later call with the attempt id
-     * is answered {@code DECLINED reversed} (while attempts are deduplicated).
+     * is answered {@code DECLINED reversed}, deduplicated or not. A reversal of an attempt id not seen yet leaves a
+     * tombstone (kept like a decision, for the ledger's retention): the call it reverses, arriving later, is declined
+     * {@code reversed}, never approved after its reversal.
      *
      * @param attemptId the attempt id
      * @return {@code true} when an approval was reversed; {@code false} when the attempt was never approved (or is
@@ -174,7 +189,15 @@ final class IssuerLedger {
         try {
             Entry entry = attempts.get(attemptId);
             Integer approvals = approvalsByAttempt.remove(attemptId);
-            if (entry == null || approvals == null) {
+            if (entry == null) {
+                // Reversed before it came (a call still on its way, or never sent): a tombstone declines it later.
+                attempts.put(attemptId, new Entry(new IssuerRules.Decision(false, REVERSED),
+                                                  clock.instant().truncatedTo(ChronoUnit.MILLIS), null,
+                                                  nanoClock.getAsLong() + retentionNanos));
+                evictOverflow();
+                return false;
+            }
+            if (approvals == null) {
                 return false;
             }
             approvalsByPayment.computeIfPresent(entry.payment(), (payment, count) -> count <= approvals ? null

@@ -199,7 +199,7 @@ class ReconcilerRaceTest {
                 new Authorization.CardSummary("visa", "1111"), now, now);
     }
 
-    private static void awaitMigrated(Database database) throws IOException, InterruptedException {
+    static void awaitMigrated(Database database) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (true) {
             try {

@@ -11,7 +11,8 @@ import static org.hamcrest.Matchers.is;
 /**
  * The simulated issuer's reversals: applied at most once per reversal id (the same answer again), a no-op for an
  * attempt never approved, a reversed attempt id answered {@code DECLINED reversed}; and, without attempt
- * deduplication, a payment approved twice under one attempt id counted as a double hold until a reversal releases it.
+ * deduplication, a payment approved twice under one attempt id counted as a double hold until a reversal releases it;
+ * a reversal that comes before its call leaves a tombstone, and the late call is declined, never approved.
  */
 class IssuerReversalsTest {
 
@@ -71,5 +72,36 @@ class IssuerReversalsTest {
 
         assertThat(issuer.reverse("rev_1", "att_1").decision().approved(), is(true));
         assertThat("both approvals of the attempt released", issuer.stats().paymentsApprovedTwiceNet(), is(0L));
+    }
+
+    @Test
+    void aReversalThatComesBeforeItsCallLeavesATombstoneThatDeclinesTheLateCall() throws Exception {
+        for (boolean deduplicate : new boolean[] {true, false}) {
+            SimulatedIssuer issuer = issuer(deduplicate);
+
+            assertThat(issuer.reverse("rev_1", "att_frozen").decision().declineCode(), is("not_approved"));
+            SimulatedIssuer.Decided late = (SimulatedIssuer.Decided) issuer.authorize(payment("att_frozen",
+                                                                                              "4111111111111111"));
+
+            assertThat("deduplicate " + deduplicate, late.decision(), is(new IssuerRules.Decision(false, "reversed")));
+            assertThat(issuer.stats().approved(), is(0L));
+            assertThat("another attempt id of the payment is decided as usual",
+                       ((SimulatedIssuer.Decided) issuer.authorize(payment("att_next", "4111111111111111")))
+                               .decision().approved(), is(true));
+        }
+    }
+
+    @Test
+    void withoutDeduplicationAReversedAttemptSentAgainIsNotApprovedAgain() throws Exception {
+        SimulatedIssuer issuer = issuer(false);
+        issuer.authorize(payment("att_1", "4111111111111111"));
+        issuer.reverse("rev_1", "att_1");
+
+        SimulatedIssuer.Decided again = (SimulatedIssuer.Decided) issuer.authorize(payment("att_1",
+                                                                                           "4111111111111111"));
+
+        assertThat(again.decision(), is(new IssuerRules.Decision(false, "reversed")));
+        assertThat(issuer.stats().paymentsApprovedTwiceNet(), is(0L));
+        assertThat(issuer.stats().approved(), is(1L));
     }
 }
