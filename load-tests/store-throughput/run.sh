@@ -6,7 +6,15 @@
 #   in-memory | redis | redis-ack1: redis with a replica and idempotency.redis.min-replicas-ack=1 |
 #   postgres | postgres-sync: postgres with a streaming standby and synchronous_standby_names (COMMIT waits for it)
 # and, when listed in BACKENDS, postgres-async-commit: synchronous_commit off, a diagnostic that shows how much of
-# postgres's cost is the WAL flush of each COMMIT (never for production: a crash loses the last acknowledged commits).
+# postgres's cost is the WAL flush of each COMMIT (never for production: a crash loses the last acknowledged commits);
+# postgres-merchants: postgres with the requests spread over MERCHANTS merchants (postgres has one merchant alone);
+# postgres-lifecycle: postgres with captures and voids (capture-void.lua: each authorization then captured or voided).
+#
+# Every postgres run is followed, on the same private PostgreSQL, by pgbench with -c PGBENCH_CLIENTS (default
+# database.pool-size 10 x 1 replica, the connections the service had): pgbench/reference.sql, a fixed reference
+# authorization (a claim insert, then a decision insert and the claim's update, two durable one-statement
+# transactions, no row two transactions share), and pgbench/product.sql, the service's own two statements (claim,
+# recording) for one merchant and for MERCHANTS merchants. The report gives the service as a ratio of the reference.
 # Every redis and postgres run gets a fresh private server (and replica or standby) on free loopback ports, stopped
 # after the run (a redis run also a PostgreSQL of its own: the system of record behind the registry, which every
 # authorization is written to): redis-server without persistence; PostgreSQL from initdb with its durable defaults
@@ -19,7 +27,8 @@
 # Needs: JAVA_HOME (JDK 21+), wrk, curl, redis-server (redis runs), PostgreSQL 15+ server binaries (redis and
 # postgres runs; Debian: apt-get install -y wrk curl redis-server postgresql).
 # Knobs: BACKENDS ("in-memory redis redis-ack1 postgres postgres-sync"), ROUNDS (3), DURATION (15s), WARMUP (5s),
-# CONNECTIONS (32), THREADS (1). SMOKE=1: in-memory, redis-ack1 (redis's code plus the replica) and postgres
+# CONNECTIONS (32), THREADS (1), MERCHANTS (100), PGBENCH (1: run pgbench after each postgres run; 0: not),
+# PGBENCH_DURATION (DURATION), PGBENCH_CLIENTS (10). SMOKE=1: in-memory, redis-ack1 (redis's code plus the replica) and postgres
 # once each (postgres-sync's standby costs more than CI's budget for a smoke), 1 s warm-up (a cold JDBC path on a
 # busy machine answered nothing within a 1 s window), 1 s measured, 4 connections, C1 and the serial collector; the report
 # goes to target/load-tests-smoke/store-throughput/reports/ (see lib/lib.sh).
@@ -29,13 +38,21 @@ cd "$(dirname "$0")/../.."
 if [ "${SMOKE:-0}" = 1 ]; then
   ROUNDS=${ROUNDS:-1} DURATION=${DURATION:-1s} WARMUP=${WARMUP:-1s} CONNECTIONS=${CONNECTIONS:-4}
   BACKENDS=${BACKENDS:-in-memory redis-ack1 postgres}
+  PGBENCH_DURATION=${PGBENCH_DURATION:-1s}
 fi
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-15s}
 WARMUP=${WARMUP:-5s}
 CONNECTIONS=${CONNECTIONS:-32}
 THREADS=${THREADS:-1}
-BACKENDS=${BACKENDS:-in-memory redis redis-ack1 postgres postgres-sync}
+BACKENDS=${BACKENDS:-in-memory redis redis-ack1 postgres postgres-merchants postgres-lifecycle postgres-sync}
+MERCHANTS=${MERCHANTS:-100}
+PGBENCH=${PGBENCH:-1}
+PGBENCH_DURATION=${PGBENCH_DURATION:-$DURATION}
+PGBENCH_CLIENTS=${PGBENCH_CLIENTS:-10}
+WRK_SCRIPT=load-tests/lib/post-new-keys.lua
+WRK_ARGS=()
+API_KEYS='sha256:9702b04ac8da313c8ec0784e54e26e65016c0a9c0942463b0c6fb9f354071ab8 m_123'
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
 # shellcheck source=../lib/lib.sh
 source load-tests/lib/lib.sh
@@ -53,9 +70,10 @@ done
 # Every backend but in-memory needs PostgreSQL: redis is a registry in front of the system of record.
 case " $BACKENDS " in *" postgres"*|*" redis"*) pg_lt_bin >/dev/null || exit 2 ;; esac
 for backend in $BACKENDS; do
-  case "$backend" in in-memory|redis|redis-ack1|postgres|postgres-sync|postgres-async-commit) ;;
-    *) echo "BACKENDS: unknown backend '$backend' (in-memory redis redis-ack1 postgres postgres-sync" \
-            "postgres-async-commit)" >&2; exit 2 ;; esac
+  case "$backend" in
+    in-memory|redis|redis-ack1|postgres|postgres-merchants|postgres-lifecycle|postgres-sync|postgres-async-commit) ;;
+    *) echo "BACKENDS: unknown backend '$backend' (in-memory redis redis-ack1 postgres postgres-merchants" \
+            "postgres-lifecycle postgres-sync postgres-async-commit)" >&2; exit 2 ;; esac
 done
 [ -f "$JAR" ] || mvn -q -B package -DskipTests
 
@@ -109,7 +127,7 @@ measure() {
   "$JAVA" $LT_SMOKE_JVM_OPTS $([ "$LT_SMOKE" = 1 ] && echo -Dwarm-up.requests=0) -Dserver.port=0 -Dhealth-server.port=0 \
       -Didempotency.max-keys=4000000 \
       -Didempotency.fingerprint-secret=load-test-fingerprint-secret \
-      -Dauth.api-keys='sha256:9702b04ac8da313c8ec0784e54e26e65016c0a9c0942463b0c6fb9f354071ab8 m_123' -Didempotency.merchant-quota.max-records=2000000 \
+      -Dauth.api-keys="$API_KEYS" -Didempotency.merchant-quota.max-records=2000000 \
       -Didempotency.merchant-quota.max-in-flight=100000 "$@" -jar "$JAR" \
       >"$WORK/$label.log" 2>&1 &
   local pid=$!
@@ -130,10 +148,10 @@ measure() {
     [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$health/health/ready")" = 200 ] && break
     sleep 0.1
   done
-  [ "${WARMUP%s}" = 0 ] || wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s load-tests/lib/post-new-keys.lua \
-      "http://127.0.0.1:$business" -- "warmup-$label-$RANDOM" >/dev/null
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" -s load-tests/lib/post-new-keys.lua \
-      "http://127.0.0.1:$business" -- "$label-$RANDOM" | grep '^RESULT'
+  [ "${WARMUP%s}" = 0 ] || wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s "$WRK_SCRIPT" \
+      "http://127.0.0.1:$business" -- "warmup-$label-$RANDOM" "${WRK_ARGS[@]}" >/dev/null
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" -s "$WRK_SCRIPT" \
+      "http://127.0.0.1:$business" -- "$label-$RANDOM" "${WRK_ARGS[@]}" | grep '^RESULT'
   kill -TERM "$pid"
   wait "$pid" || true
 }
@@ -191,9 +209,35 @@ measure_postgres() { # measure_postgres <label> <standbys: 0|1> <synchronous_com
   fi
   # shellcheck disable=SC2046
   measure "$label" $(pg_lt_url "$port") "$@"
+  # The same server, right after the service, with the connections it had: the reference and the product's SQL.
+  if [ "$PGBENCH" = 1 ] && [ "$standbys" = 0 ]; then
+    pgbench_all "$port" "$label" >&2
+  fi
   kill "$primary_pid" ${standby_pid:+"$standby_pid"} 2>/dev/null || true
   wait "$primary_pid" ${standby_pid:+"$standby_pid"} 2>/dev/null || true
   rm -rf "$WORK/$label-primary" "$WORK/$label-standby"
+}
+
+# pgbench_run <port> <script> [-D var=value]: prints the transactions per second of one pgbench run
+pgbench_run() {
+  local port=$1 script=$2
+  shift 2
+  "$(pg_lt_bin)/pgbench" -n -h 127.0.0.1 -p "$port" -U payments_authorization -c "$PGBENCH_CLIENTS" \
+      -j "$(( PGBENCH_CLIENTS < $(nproc) ? PGBENCH_CLIENTS : $(nproc) ))" -T "${PGBENCH_DURATION%s}" "$@" \
+      -f "load-tests/store-throughput/pgbench/$script" payments 2>&1 \
+    | sed -n 's/^tps = \([0-9.]*\) .*/\1/p' | awk '{ printf "%.1f", $1 }'
+}
+
+# pgbench_all <port> <label>: the reference, then the product's SQL for one merchant and for MERCHANTS; one line
+# "<label> <reference> <product one merchant> <product MERCHANTS>" appended to $WORK/pgbench
+pgbench_all() {
+  local port=$1 label=$2 reference one many
+  pg_lt_psql "$port" -U payments_authorization -d payments -f load-tests/store-throughput/pgbench/reference-schema.sql \
+      >/dev/null 2>&1
+  reference=$(pgbench_run "$port" reference.sql)
+  one=$(pgbench_run "$port" product.sql -D merchants=1)
+  many=$(pgbench_run "$port" product.sql -D merchants="$MERCHANTS")
+  echo "$label ${reference:-0} ${one:-0} ${many:-0}" >>"$WORK/pgbench"
 }
 
 describe() { # describe <backend>: the report's name for it
@@ -202,18 +246,33 @@ describe() { # describe <backend>: the report's name for it
     redis) echo "redis" ;;
     redis-ack1) echo "redis + replica, min-replicas-ack 1" ;;
     postgres) echo "postgres" ;;
+    postgres-merchants) echo "postgres, $MERCHANTS merchants" ;;
+    postgres-lifecycle) echo "postgres, captures and voids" ;;
     postgres-sync) echo "postgres + synchronous standby" ;;
     postgres-async-commit) echo "postgres, synchronous_commit off (diagnostic only)" ;;
   esac
 }
 
+merchant_keys() { # the auth.api-keys entries of pa_lt_merchant_1 .. N (merchants m_lt_1 .. N)
+  local i
+  for i in $(seq "$MERCHANTS"); do
+    echo "sha256:$(printf %s "pa_lt_merchant_$i" | sha256sum | cut -d' ' -f1) m_lt_$i"
+  done
+}
+
 run_backend() { # run_backend <backend> <round>: prints the RESULT line
+  WRK_SCRIPT=load-tests/lib/post-new-keys.lua
+  WRK_ARGS=()
+  API_KEYS='sha256:9702b04ac8da313c8ec0784e54e26e65016c0a9c0942463b0c6fb9f354071ab8 m_123'
   case "$1" in
     in-memory) measure "in-memory-$2" ;;
     redis) measure_redis "redis-$2" 0 ;;
     redis-ack1) measure_redis "redis-ack1-$2" 1 -Didempotency.redis.min-replicas-ack=1 -Dshutdown.drain-timeout=PT12S \
                     -Didempotency.in-flight-lease=PT12S ;;
     postgres) measure_postgres "postgres-$2" 0 on ;;
+    postgres-merchants) API_KEYS=$(merchant_keys) WRK_ARGS=("$MERCHANTS")
+                        PGBENCH=0 measure_postgres "postgres-merchants-$2" 0 on ;;
+    postgres-lifecycle) WRK_SCRIPT=load-tests/lib/capture-void.lua PGBENCH=0 measure_postgres "postgres-lifecycle-$2" 0 on ;;
     postgres-sync) measure_postgres "postgres-sync-$2" 1 on ;;
     postgres-async-commit) measure_postgres "postgres-async-commit-$2" 0 off ;;
   esac
@@ -233,7 +292,9 @@ median() {
 
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 ROWS=()
+LIFECYCLE=()
 declare -A RATIOS=()
+declare -A RPS=()
 BASELINE=${BACKENDS%% *}
 for round in $(seq "$ROUNDS"); do
   base=""
@@ -244,6 +305,8 @@ for round in $(seq "$ROUNDS"); do
     [ -n "$base" ] || base=$(field rps "$result")
     relative=$(ratio "$(field rps "$result")" "$base")
     RATIOS[$backend]="${RATIOS[$backend]:-} $relative"
+    RPS[$backend-$round]=$(field rps "$result")
+    [ "$backend" != postgres-lifecycle ] || LIFECYCLE+=("$round|$result")
     ROWS+=("$round|$(describe "$backend")|$result|$relative")
   done
 done
@@ -280,5 +343,38 @@ REPORT=$LT_REPORTS_DIR/store-throughput-$(date -u +%Y%m%dT%H%M%SZ).md
          "$(field p90_ms "$result") | $(field p99_ms "$result") | $(field max_ms "$result") |" \
          "$(field non_201 "$result") | $(field socket_errors "$result") |"
   done
+  if [ -s "$WORK/pgbench" ]; then
+    echo
+    echo "## The service as a ratio of pgbench on the same PostgreSQL"
+    echo
+    echo "Right after each postgres run, on its server: pgbench -c $PGBENCH_CLIENTS (the service's pool), $PGBENCH_DURATION"
+    echo "each. Reference: \`pgbench/reference.sql\` (claim insert; decision insert + claim update; durable; no shared"
+    echo "row), in authorizations per second. Product SQL: \`pgbench/product.sql\`, the service's claim and recording."
+    echo
+    echo "| round | reference (pgbench) | product SQL, one merchant | product SQL, $MERCHANTS merchants |" \
+         "service, one merchant | service / reference | service, $MERCHANTS merchants | its ratio |"
+    echo "|---|---|---|---|---|---|---|---|"
+    while read -r label reference one many; do
+      round=${label##*-}
+      service=${RPS[postgres-$round]:-}
+      spread=${RPS[postgres-merchants-$round]:-}
+      echo "| $round | $reference | $one | $many | ${service:-} | $(ratio "${service:-0}" "$reference") |" \
+           "${spread:-not run} | $([ -n "$spread" ] && ratio "$spread" "$reference") |"
+    done <"$WORK/pgbench"
+  fi
+  if [ "${#LIFECYCLE[@]}" -gt 0 ]; then
+    echo
+    echo "## Captures and voids (postgres, one merchant)"
+    echo
+    echo "\`capture-void.lua\`: each authorization answered 201 is then captured in full or voided, alternately."
+    echo
+    echo "| round | requests/s | authorizations/s | captures/s | voids/s | p50 ms | p99 ms | non-201 |"
+    echo "|---|---|---|---|---|---|---|---|"
+    for row in "${LIFECYCLE[@]}"; do
+      IFS='|' read -r round result <<<"$row"
+      echo "| $round | $(field rps "$result") | $(field authorizations_ps "$result") | $(field captures_ps "$result") |" \
+           "$(field voids_ps "$result") | $(field p50_ms "$result") | $(field p99_ms "$result") | $(field non_201 "$result") |"
+    done
+  fi
 } >"$REPORT"
 cat "$REPORT"

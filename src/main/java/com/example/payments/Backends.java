@@ -86,18 +86,20 @@ record Backends(IdempotencyStore idempotency, AuthorizationStore authorizations,
         Optional<Database> database = settings.database()
                 .map(db -> Database.open(db, lifecycle.validity(), meters));
         if (settings.store() == IdempotencySettings.Store.POSTGRES) {
-            return postgres(database.orElseThrow(), checkTimeout);
+            return postgres(database.orElseThrow(), lifecycle.validity(), checkTimeout);
         }
         return settings.redis()
                 .map(redis -> redis(redis, database.orElseThrow(), checkTimeout))
                 .orElseGet(() -> inMemory(settings, lifecycle));
     }
 
-    private static Backends postgres(Database database, Duration checkTimeout) {
-        // The authorization row is written by the resource store before the decision is recorded, not by the record.
-        PostgresIdempotencyStore store = PostgresIdempotencyStore.create(database, decision -> Optional.empty());
+    private static Backends postgres(Database database, Duration validity, Duration checkTimeout) {
+        // Two round trips per authorization, one of them flushed: the claim binds the key, and the recording of the
+        // decision writes the authorization row (the resource store's create writes nothing).
+        PostgresIdempotencyStore store = PostgresIdempotencyStore.systemOfRecord(database, validity);
         Runnable sweep = () -> store.sweepQuietly(SWEEP_BATCH, SWEEP_MAX_BATCHES);
-        return new Backends(store, PostgresAuthorizationStore.create(database), PostgresKeyBindings.create(database),
+        return new Backends(store, PostgresAuthorizationStore.writtenWithDecisions(database),
+                            PostgresKeyBindings.create(database),
                             PostgresUnknownOutcomes.create(database),
                             List.of(DatabaseReadinessCheck.create(database, checkTimeout)), List.of(),
                             Optional.of(sweep), Map.of("database-pool", database), Optional.of(database));

@@ -23,8 +23,9 @@ import com.example.payments.authorization.OperationRecord;
  * {@link AuthorizationStore} in PostgreSQL, the system of record: the {@code authorizations} table (migrations
  * {@code V1}, {@code V2}, and {@code V5} for the expiry worker's claims), shared by every replica, kept across
  * restarts, never deleted by the service. A create is one {@code INSERT ... ON CONFLICT DO NOTHING} followed, when
- * another execution of the attempt won, by a read of the winner; a find is one {@code SELECT} by id; the reserve and
- * settle steps of captures, voids and expiries are one statement each ({@link PostgresOperations}); the expiry
+ * another execution of the attempt won, by a read of the winner (with the postgres backend the row is written by the
+ * recording of its decision instead, {@link #writtenWithDecisions}); a find is one {@code SELECT} by id; the reserve
+ * and settle steps of captures, voids and expiries are one statement each ({@link PostgresOperations}); the expiry
  * worker's claim is one {@code UPDATE ... FOR UPDATE SKIP LOCKED ... RETURNING}. Every call is bounded
  * ({@link DatabaseSettings#worstCall()}).
  */
@@ -46,9 +47,11 @@ public final class PostgresAuthorizationStore implements AuthorizationStore {
             + COLUMNS;
 
     private final Database database;
+    private final boolean writtenWithDecisions;
 
-    private PostgresAuthorizationStore(Database database) {
+    private PostgresAuthorizationStore(Database database, boolean writtenWithDecisions) {
         this.database = database;
+        this.writtenWithDecisions = writtenWithDecisions;
     }
 
     /**
@@ -58,11 +61,27 @@ public final class PostgresAuthorizationStore implements AuthorizationStore {
      * @return the store
      */
     public static PostgresAuthorizationStore create(Database database) {
-        return new PostgresAuthorizationStore(database);
+        return new PostgresAuthorizationStore(database, false);
+    }
+
+    /**
+     * Creates the store of the postgres backend, whose new authorizations are written by the recording of their
+     * decisions ({@link PostgresIdempotencyStore#systemOfRecord}): one transaction, one WAL flush, for the row, the
+     * decision and the completion of the key. Its {@link #create} writes nothing and returns the record as given:
+     * the recording inserts it if its decision is new, and a replay answers the decision recorded first.
+     *
+     * @param database the pool (closed by its owner, not by this store)
+     * @return the store
+     */
+    public static PostgresAuthorizationStore writtenWithDecisions(Database database) {
+        return new PostgresAuthorizationStore(database, true);
     }
 
     @Override
     public AuthorizationRecord create(AuthorizationRecord a) {
+        if (writtenWithDecisions) {
+            return a;
+        }
         boolean inserted = database.call("create-authorization", connection -> {
             try (PreparedStatement statement = connection.prepareStatement(INSERT)) {
                 statement.setObject(1, UUID.fromString(a.id()));

@@ -16,39 +16,47 @@ import com.example.payments.idempotency.Decision;
 import com.example.payments.idempotency.DecisionKey;
 import com.example.payments.idempotency.IdempotencyStore;
 import com.example.payments.idempotency.Identity;
+import com.example.payments.idempotency.KeyBindings;
 import com.example.payments.idempotency.Quota;
 import com.example.payments.idempotency.Recorded;
 
 /**
  * {@link IdempotencyStore} in PostgreSQL, the system of record: keys, decisions and authorizations in one database
  * shared by every replica, kept across restarts. The tables and the functions each operation calls are created by
- * the migrations ({@code db/migration/V1__idempotency_records_and_authorizations.sql}):
+ * the migrations ({@code db/migration/V1__idempotency_records_and_authorizations.sql}, and {@code V6} for the
+ * quota slots and the functions the store calls now):
  * <ul>
  *     <li>{@code idempotency_records}: one row per key with merchant, operation, key, fingerprint, state, fencing
  *     token, lease expiry, the stored response (a row of {@code decisions}) and expiry;</li>
  *     <li>{@code decisions}: the recorded bodies, insert-if-absent, kept for {@code idempotency.retention};</li>
  *     <li>{@code authorizations}: id, attempt id (unique), merchant, amount, currency, brand, last four, status,
- *     decline code, created; written in the same transaction as its decision and never deleted by the service;</li>
- *     <li>{@code merchant_quotas}: per-merchant counts, changed in the same transaction as the records they count.</li>
+ *     decline code, created, state, expiry; written in the same transaction as its decision and never deleted by the
+ *     service;</li>
+ *     <li>{@code merchant_quota_slots}: per-merchant counts spread over up to 32 rows, changed in the same
+ *     transaction as the records they count (the view {@code merchant_quota_counts} sums them).</li>
  * </ul>
  *
  * <p>Each operation is one statement, a call of a PL/pgSQL function that runs as one transaction: one round trip
- * for the claim (claim-or-recover: mismatch, else a recorded decision, else in flight, else the merchant's quota,
- * else acquire) and one for the recording (the decision, its authorization row and the completion of the key). A
- * completion refused by the fencing token is not an error: the decision and its authorization row commit all the
- * same, and the next claim of the key recovers them. Claims and recordings of one key are serialized by a
- * transaction-scoped advisory lock on the key, claims of one merchant by the row lock of its quota counts. Tokens
- * are the database clock in microseconds, or one more than the key's last token. Every call is bounded
- * ({@link DatabaseSettings#worstCall()}).
+ * for the claim (claim-or-recover: mismatch, else a recorded decision, else in flight, else the key's binding, else
+ * the merchant's quota, else acquire) and one for the recording (the decision, its authorization row and the
+ * completion of the key). The claim commits asynchronously ({@code synchronous_commit} off for its transaction): a
+ * crash of the database may lose it, never the recording after it, which commits durably and with it every claim
+ * before it; a lost claim is handled as a lost Redis claim is (the retry sends the same attempt id; a late recording
+ * still commits its decision and authorization row, fencing refuses only its completion). A completion refused by
+ * the fencing token is not an error. Claims and recordings of one key are serialized by a transaction-scoped
+ * advisory lock on the key; claims of one merchant are not serialized: the quota check reads the committed counts,
+ * so concurrent claims of one merchant may exceed its quota by at most their number minus one (bounded by the
+ * connections of all replicas, {@code docs/backends.md}). Tokens are the database clock in microseconds, or one more
+ * than the key's last token. Every call is bounded ({@link DatabaseSettings#worstCall()}).
  *
  * <p>Size: the six store operations, their SQL calls and row mapping implement one contract together.
  */
 public final class PostgresIdempotencyStore implements IdempotencyStore {
 
-    private static final String CLAIM = "SELECT outcome, identity, token, body FROM idempotency_claim(?, ?, ?, ?, ?, ?, "
-                                        + "?, ?, ?, ?)";
-    private static final String RECORD = "SELECT inserted, completed, winner FROM idempotency_record(?, ?, ?, ?, ?, ?, "
-                                         + "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    private static final String CLAIM = "SELECT outcome, identity, token, body, bound_here FROM "
+                                        + "idempotency_claim_bind(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    private static final String RECORD = "SELECT inserted, completed, winner FROM idempotency_record_resource(?, ?, ?, "
+                                         + "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
     private static final String RENEW = "UPDATE idempotency_records SET lease_expires_at = clock_timestamp() + ? * "
                                         + "interval '1 millisecond', expires_at = clock_timestamp() + ? * "
                                         + "interval '1 millisecond' WHERE lookup_key = ? AND state = 'in_flight' AND "
@@ -62,11 +70,14 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
 
     private final Database database;
     private final Function<Decision, Optional<AuthorizationRow>> authorizations;
+    private final boolean bindsKeys;
     private volatile boolean sweepFailing;
 
-    private PostgresIdempotencyStore(Database database, Function<Decision, Optional<AuthorizationRow>> authorizations) {
+    private PostgresIdempotencyStore(Database database, Function<Decision, Optional<AuthorizationRow>> authorizations,
+                                     boolean bindsKeys) {
         this.database = database;
         this.authorizations = authorizations;
+        this.bindsKeys = bindsKeys;
     }
 
     /**
@@ -79,7 +90,21 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
      */
     public static PostgresIdempotencyStore create(Database database,
                                                   Function<Decision, Optional<AuthorizationRow>> authorizations) {
-        return new PostgresIdempotencyStore(database, authorizations);
+        return new PostgresIdempotencyStore(database, authorizations, false);
+    }
+
+    /**
+     * Creates the store of the postgres backend, where it is also the system of record: each claim that acquires a
+     * key binds it too ({@code idempotency_bindings}, as {@link PostgresKeyBindings} does; the acquisition carries
+     * the binding, so no second round trip is needed), and each authorization decision is recorded together with its
+     * {@code authorizations} row, read from the decision's body.
+     *
+     * @param database the pool (closed by its owner, not by this store)
+     * @param validity {@code authorization.validity}: the expiry of a declined authorization's row
+     * @return the store
+     */
+    public static PostgresIdempotencyStore systemOfRecord(Database database, Duration validity) {
+        return new PostgresIdempotencyStore(database, decision -> AuthorizationRow.of(decision, validity), true);
     }
 
     @Override
@@ -97,11 +122,15 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
                 statement.setLong(8, lease.toMillis());
                 statement.setInt(9, quota.maxInFlight());
                 statement.setInt(10, quota.maxRecords());
+                statement.setBoolean(11, bindsKeys);
                 try (ResultSet row = statement.executeQuery()) {
                     row.next();
                     int identity = row.getInt(2) - 1;
                     return switch (row.getString(1)) {
-                    case "acquired" -> new Claim.Acquired(lookupKey, row.getLong(3), identity);
+                    case "acquired" -> bindsKeys
+                            ? new Claim.Acquired(lookupKey, row.getLong(3), identity,
+                                                 new KeyBindings.Bound(identity, row.getBoolean(5)))
+                            : new Claim.Acquired(lookupKey, row.getLong(3), identity);
                     case "mismatch" -> new Claim.Mismatch();
                     case "in_flight" -> new Claim.InFlight();
                     case "over_quota" -> new Claim.OverQuota(identity == 0 ? Quota.Limit.IN_FLIGHT
@@ -246,7 +275,8 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
                                              Optional<AuthorizationRow> authorization) throws SQLException {
         if (authorization.isEmpty()) {
             int[] types = {Types.OTHER, Types.VARCHAR, Types.VARCHAR, Types.BIGINT, Types.VARCHAR, Types.VARCHAR,
-                           Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.TIMESTAMP_WITH_TIMEZONE};
+                           Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.TIMESTAMP_WITH_TIMEZONE, Types.VARCHAR,
+                           Types.TIMESTAMP_WITH_TIMEZONE, Types.TIMESTAMP_WITH_TIMEZONE};
             for (int i = 0; i < types.length; i++) {
                 statement.setNull(first + i, types[i]);
             }
@@ -263,6 +293,9 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         statement.setString(first + 7, row.status());
         statement.setString(first + 8, row.declineCode());
         statement.setObject(first + 9, row.createdAt().atOffset(java.time.ZoneOffset.UTC));
+        statement.setString(first + 10, row.state());
+        statement.setObject(first + 11, row.expiresAt().atOffset(java.time.ZoneOffset.UTC));
+        statement.setObject(first + 12, row.updatedAt().atOffset(java.time.ZoneOffset.UTC));
     }
 
     private static Array array(Connection connection, java.util.stream.Stream<String> values) throws SQLException {

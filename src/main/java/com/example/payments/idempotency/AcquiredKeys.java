@@ -18,7 +18,8 @@ import io.helidon.webserver.http.ServerResponse;
 
 /**
  * What {@link IdempotentOperation} does once a request acquired its key: binds the key durably ({@link KeyBindings};
- * another request bound to it is 422), checks that the lease and the drain deadline cover the work, runs the work,
+ * another request bound to it is 422; a store that bound it with the claim saves the round trip), checks that the
+ * lease and the drain deadline cover the work, runs the work,
  * records its decision (the key is never released after a decision) or releases the key (and the binding this claim
  * made) when there is none, and answers every decision, first or replayed, from the recorded bytes.
  */
@@ -46,9 +47,11 @@ final class AcquiredKeys {
     // The key's durable binding decides which request it belongs to: the registry may have lost the record that did.
     void bindThenRun(ServerRequest req, ServerResponse res, Claim.Acquired claim, List<Identity> ids,
                              Work work) {
-        KeyBindings.Bound bound;
+        KeyBindings.Bound bound = claim.bound();
         try {
-            bound = bindings.bind(claim.lookupKey(), ids, claim.identity());
+            if (bound == null) {
+                bound = bindings.bind(claim.lookupKey(), ids, claim.identity());
+            }
         } catch (IdempotencyStore.UnavailableException | StoreFullException e) {
             LOGGER.log(Level.WARNING, "Key bindings unavailable, refusing the request: {0}", e.getMessage());
             registry.release(claim, ReleaseReason.ERROR);
@@ -63,9 +66,10 @@ final class AcquiredKeys {
             return;
         }
         Identity identity = ids.get(bound.identity());
+        boolean created = bound.created();
         run(req, res, claim, identity, work, reason -> {
             registry.release(claim, reason);
-            if (bound.created()) {
+            if (created) {
                 unbindQuietly(claim.lookupKey(), identity.fingerprint());
             }
         });

@@ -15,8 +15,21 @@ public sealed interface Claim {
      * @param token     fencing token of this claim: grows per key, even across a store that lost its data; every
      *                  later write carries it and is refused once another claim holds the key
      * @param identity  index of the request's {@link Identity} the key is held under (0 = current secret)
+     * @param bound     the key's durable binding when the store made it in the same step (PostgreSQL as the system
+     *                  of record), {@code null} when the caller binds it next ({@link KeyBindings})
      */
-    record Acquired(String lookupKey, long token, int identity) implements Claim {
+    record Acquired(String lookupKey, long token, int identity, KeyBindings.Bound bound) implements Claim {
+
+        /**
+         * An acquisition whose key the caller binds next.
+         *
+         * @param lookupKey operation + merchant + idempotency key
+         * @param token     fencing token of this claim
+         * @param identity  index of the identity the key is held under
+         */
+        public Acquired(String lookupKey, long token, int identity) {
+            this(lookupKey, token, identity, null);
+        }
     }
 
     /**

@@ -86,7 +86,7 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
         assertThat(query("SELECT merchant || ' ' || operation || ' ' || idempotency_key || ' ' || state "
                          + "FROM idempotency_records WHERE lookup_key = '" + key + "'"),
                    is(merchant + " authorize order-42 in_flight"));
-        assertThat(query("SELECT in_flight || ' ' || records FROM merchant_quotas WHERE merchant = '" + merchant + "'"),
+        assertThat(query("SELECT in_flight || ' ' || records FROM merchant_quota_counts WHERE merchant = '" + merchant + "'"),
                    is("1 1"));
 
         store.recordAndComplete(key, identity, claim.token(), decision(identity, "row"), Duration.ofHours(24));
@@ -94,7 +94,7 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
                          + "'"), is("completed " + identity.decision().id()));
         assertThat(query("SELECT attempt_id FROM decisions WHERE id = '" + identity.decision().id() + "'"),
                    is(identity.attemptId()));
-        assertThat(query("SELECT in_flight || ' ' || records FROM merchant_quotas WHERE merchant = '" + merchant + "'"),
+        assertThat(query("SELECT in_flight || ' ' || records FROM merchant_quota_counts WHERE merchant = '" + merchant + "'"),
                    is("0 1"));
     }
 
@@ -118,7 +118,7 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
             assertThat(store.sweep(2, 1) <= 2, is(true));
         }
         assertThat(query("SELECT count(*) FROM idempotency_records WHERE merchant = '" + merchant + "'"), is("0"));
-        assertThat(query("SELECT in_flight || ' ' || records FROM merchant_quotas WHERE merchant = '" + merchant + "'"),
+        assertThat(query("SELECT in_flight || ' ' || records FROM merchant_quota_counts WHERE merchant = '" + merchant + "'"),
                    is("0 0"));
     }
 

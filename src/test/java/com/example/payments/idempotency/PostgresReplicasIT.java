@@ -192,7 +192,8 @@ class PostgresReplicasIT {
         }
         List<String> rows = new ArrayList<>();
         try (Connection connection = postgres.connect(); Statement statement = connection.createStatement()) {
-            for (String table : List.of("idempotency_records", "decisions", "authorizations", "merchant_quotas")) {
+            for (String table : List.of("idempotency_records", "decisions", "authorizations", "merchant_quota_slots",
+                                               "idempotency_bindings")) {
                 try (ResultSet row = statement.executeQuery("SELECT t::text, " + (table.equals("decisions")
                         ? "convert_from(t.body, 'UTF8')" : "''") + " FROM " + table + " t")) {
                     while (row.next()) {

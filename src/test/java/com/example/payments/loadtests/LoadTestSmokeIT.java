@@ -127,6 +127,10 @@ class LoadTestSmokeIT {
             assertFinds(backend + " measured, every answer a 201", report,
                     "\\n\\| 1 \\| " + backend + " \\| [0-9]*[1-9][0-9]*\\.[0-9] \\|[^\\n]*\\| 0 \\| 0 \\|\\n");
         }
+        // round | reference | product SQL one merchant | product SQL many | the service: pgbench ran on the same server
+        assertFinds("pgbench's reference and the product's SQL measured after the postgres run", report,
+                "\\n\\| 1 \\| [0-9]*[1-9][0-9]*\\.[0-9] \\| [0-9]*[1-9][0-9]*\\.[0-9] \\| [0-9]*[1-9][0-9]*\\.[0-9] \\| "
+                + "[0-9]*[1-9][0-9]*\\.[0-9] \\| [0-9.]+ \\|");
     }
 
     @Test
