@@ -18,7 +18,7 @@ import com.example.payments.authorization.UnknownOutcomes;
 /**
  * {@link UnknownOutcomes} in PostgreSQL, the {@code unknown_outcomes} table (migration {@code V4}): shared by every
  * replica and kept across restarts, so the reconciler of any replica resolves what another recorded (and a retry finds
- * the earlier attempts of its request, by resource id: index of migration {@code V6}). One statement
+ * the earlier attempts of its request, by resource id: index of migration {@code V7}). One statement
  * per call, each bounded ({@link DatabaseSettings#worstCall()}); a record is an upsert on the attempt id (a retry whose
  * outcome is unknown again moves the deadline).
  */

@@ -44,7 +44,7 @@ import static org.hamcrest.Matchers.not;
  * by an execution that then froze is answered, not reversed; an execution whose
  * decision lost the race to another's is reversed by the reconciler. In every case the payment ends with at most one
  * approval net of reversals at the issuer. The killed execution and its retry once more on PostgreSQL (the records'
- * lookup by resource id, migration {@code V6}).
+ * lookup by resource id, migration {@code V7}).
  */
 class FreshAttemptsTest {
 
