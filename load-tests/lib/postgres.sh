@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# A private PostgreSQL for the load tests: initdb into a directory of the run, one postgres process on a free
+# A private PostgreSQL for the load tests: a fresh cluster in a directory of the run, one postgres process on a free
 # loopback port (never the shared 5432), TCP only, trust authentication on 127.0.0.1, a role and a database for the
 # service. Sourced by load-tests/store-throughput/run.sh and load-tests/fault-soak/run.sh.
 #
@@ -7,7 +7,8 @@
 # postgres refuse to run as root), so its PID is the job's PID and can be signalled by id: SIGKILL for a crash,
 # SIGSTOP/SIGCONT of it and its backends for a frozen server. Debian: apt-get install -y postgresql (PostgreSQL 15+).
 #
-# pg_lt_init DIR                  initdb (fsync and synchronous_commit stay on: durability is what is measured)
+# pg_lt_init DIR                  a fresh cluster: a copy of the build's initdb-made template (fsync and
+#                                 synchronous_commit stay on: durability is what is measured)
 # pg_lt_run DIR PORT LOG [-c k=v] starts postgres in the background; sets PG_LT_PID; waits until it accepts
 # pg_lt_prepare PORT              creates the role payments_authorization and its database payments
 # pg_lt_url PORT                  the service's -D options for that database
@@ -29,9 +30,9 @@ pg_lt_as_owner() {
   fi
 }
 
-pg_lt_init() {
-  local dir=$1 bin
-  bin=$(pg_lt_bin) || return 2
+# pg_lt_owned_dir DIR: creates DIR (mode 700) for the server user, whose path it can reach
+pg_lt_owned_dir() {
+  local dir=$1
   mkdir -p "$dir"
   if [ "$(id -u)" = 0 ]; then
     chown postgres:postgres "$dir"
@@ -41,8 +42,52 @@ pg_lt_init() {
     while [ "$parent" != / ]; do chmod o+x "$parent" 2>/dev/null || true; parent=$(dirname "$parent"); done
   fi
   chmod 700 "$dir"
-  pg_lt_as_owner "$bin/initdb" -D "$dir" -U postgres -A trust --no-sync -E UTF8 --locale=C >"$dir.initdb.log" 2>&1 \
-    || { echo "initdb failed; see $dir.initdb.log" >&2; return 1; }
+}
+
+# pg_lt_template: prints the data directory of the build's template cluster, made by one initdb per PostgreSQL
+# version and owner under target/postgres-template/ (the Java tests' PostgresTemplate makes and reads the same one).
+# Built in a staging directory and renamed into place, under flock: a reader never sees half of one, and scripts
+# running at once initdb once.
+pg_lt_template() {
+  local bin root name version owner staging
+  bin=$(pg_lt_bin) || return 2
+  version=$("$bin/initdb" --version | sed -n 's/.*(PostgreSQL) \([^ ]*\).*/\1/p' | tr -c '0-9A-Za-z.\n' _)
+  owner=$([ "$(id -u)" = 0 ] && echo postgres || id -un)
+  root="${PG_LT_TEMPLATE_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/target/postgres-template}"
+  name="pg$version-$owner"
+  if [ ! -d "$root/$name/data" ]; then
+    mkdir -p "$root"
+    (
+      flock 9
+      [ -d "$root/$name/data" ] && exit 0
+      staging=$(mktemp -d "$root/.$name-XXXXXX")
+      pg_lt_owned_dir "$staging/data"
+      if ! pg_lt_as_owner "$bin/initdb" -D "$staging/data" -U postgres -A trust --no-sync -E UTF8 --locale=C \
+           >"$root/$name.initdb.log" 2>&1; then
+        rm -rf "$staging"
+        echo "initdb failed; see $root/$name.initdb.log" >&2
+        exit 1
+      fi
+      # a Java test's PostgresTemplate (which does not take this lock) may have been first: its copy is as good
+      mv -T "$staging" "$root/$name" 2>/dev/null || rm -rf "$staging"
+      [ -d "$root/$name/data" ]
+    ) 9>"$root/$name.flock" || return 1
+  fi
+  echo "$root/$name/data"
+}
+
+pg_lt_init() {
+  local dir=$1 template
+  template=$(pg_lt_template) || return 1
+  mkdir -p "$(dirname "$dir")"
+  rm -rf "$dir"
+  cp -a "$template" "$dir" || { echo "copying the template cluster $template to $dir failed" >&2; return 1; }
+  if [ "$(id -u)" = 0 ]; then
+    # postgres must reach the directory: every parent needs o+x.
+    local parent
+    parent=$(dirname "$dir")
+    while [ "$parent" != / ]; do chmod o+x "$parent" 2>/dev/null || true; parent=$(dirname "$parent"); done
+  fi
 }
 
 pg_lt_run() {

@@ -21,6 +21,7 @@
 #        the store for the sweeper), IDLE_SETTLE (15: seconds idle before the sweeper's window).
 # SMOKE=1: every contender but the no-access-log one (the product's with one more -D), the sweeper and the profile
 #        once, 1 s warm-up and 1 s measured on 4 connections, 200 records, 1 s windows, C1 and the serial collector;
+#        one JVM for both bare contenders and one for the sweeper and the profile (recording from its start);
 #        the report goes to target/load-tests-smoke/post-path/reports/ (see lib/lib.sh).
 set -euo pipefail
 
@@ -157,14 +158,24 @@ start_product() {
   echo "service ($label) never ready" >&2; exit 1
 }
 
-start_bare() { # sets PID, BUSINESS
+# start_bare <label>: sets PID, BUSINESS. A smoke run starts the bare app once for both bare contenders (BARE_PID,
+# stopped after the rounds): the same app, and a JVM start is most of a smoke run's CPU.
+BARE_PID=""
+start_bare() {
   local label=$1
+  if [ -n "$BARE_PID" ] && kill -0 "$BARE_PID" 2>/dev/null; then
+    PID=$BARE_PID BUSINESS=$BARE_PORT
+    return
+  fi
   "${PIN_SERVER[@]}" "$JAVA" "${JVM_OPTS[@]}" -cp "$WORK/bare:target/libs/*" BarePost 0 >"$WORK/$label.log" 2>&1 &
   PID=$!
   PIDS+=("$PID")
   for _ in $(seq 300); do
     BUSINESS=$(sed -n 's/^bare POST app on port \([0-9]*\)$/\1/p' "$WORK/$label.log")
-    [ -n "$BUSINESS" ] && return
+    if [ -n "$BUSINESS" ]; then
+      [ "$LT_SMOKE" = 0 ] || BARE_PID=$PID BARE_PORT=$BUSINESS
+      return
+    fi
     sleep 0.1
   done
   echo "bare app did not start" >&2; cat "$WORK/$label.log" >&2; exit 1
@@ -200,8 +211,10 @@ measure() {
   before=$(cpu_ticks "$PID")
   result=$(load "$script" "$BUSINESS" "$label-$RANDOM" "$DURATION" "$path")
   after=$(cpu_ticks "$PID")
-  kill -TERM "$PID"
-  wait "$PID" 2>/dev/null || true
+  if [ "$PID" != "$BARE_PID" ]; then
+    kill -TERM "$PID"
+    wait "$PID" 2>/dev/null || true
+  fi
   [ -z "$redis_pid" ] || kill "$redis_pid" 2>/dev/null || true
   if [ -n "$resources_pid" ]; then kill "$resources_pid" 2>/dev/null || true; wait "$resources_pid" 2>/dev/null || true; fi
   local requests
@@ -222,10 +235,18 @@ idle_window() {
 }
 
 # idle_cpu <records>: one product process, idle while empty, then filled to at least that many records and idle
-# again; prints two lines "<records held> <CPU ms per s>" (empty, then full)
+# again; prints two lines "<records held> <CPU ms per s>" (empty, then full). With SHARED_PROFILE=1 (a smoke run) the
+# process records the profile from its start and stays up for it (PID): one product start instead of two.
+JFR_RECORDING=-XX:StartFlightRecording=filename="$WORK/product.jfr",settings=profile
+SHARED_PROFILE=0
+[ "$LT_SMOKE" = 0 ] || [ "$SWEEPER" = 0 ] || [ "$PROFILE" = 0 ] || SHARED_PROFILE=1
 idle_cpu() {
   local records=$1
-  start_product idle -Xmx8g
+  if [ "$SHARED_PROFILE" = 1 ]; then
+    start_product idle -Xmx8g "$JFR_RECORDING"
+  else
+    start_product idle -Xmx8g
+  fi
   echo "0 $(idle_window)"
   local held=0
   while [ "$held" -lt "$records" ]; do
@@ -235,8 +256,10 @@ idle_cpu() {
            | awk '{ printf "%d", $1 }')
   done
   echo "$held $(idle_window)"
-  kill -TERM "$PID"
-  wait "$PID" 2>/dev/null || true
+  if [ "$SHARED_PROFILE" = 0 ]; then
+    kill -TERM "$PID"
+    wait "$PID" 2>/dev/null || true
+  fi
 }
 
 field() { # field <name> <RESULT line>
@@ -275,6 +298,10 @@ for round in $(seq "$ROUNDS"); do
   [ "$REDIS" = 1 ] && REDIS_RATIOS+=("$(ratio "${rps[redis]}" "${rps[product]}")")
   unset rps
 done
+if [ -n "$BARE_PID" ]; then
+  kill -TERM "$BARE_PID"
+  wait "$BARE_PID" 2>/dev/null || true
+fi
 
 IDLE_EMPTY=""
 IDLE_FULL=""
@@ -287,7 +314,7 @@ fi
 HOT=""
 ALLOC=""
 if [ "$PROFILE" = 1 ]; then
-  start_product profile -XX:StartFlightRecording=filename="$WORK/product.jfr",settings=profile
+  [ "$SHARED_PROFILE" = 1 ] || start_product profile "$JFR_RECORDING"
   load load-tests/lib/post-new-keys.lua "$BUSINESS" "profile-warmup-$RANDOM" "$WARMUP" >/dev/null
   load load-tests/lib/post-new-keys.lua "$BUSINESS" "profile-$RANDOM" "$DURATION" >/dev/null
   jcmd_out=$("${JAVA_HOME:+$JAVA_HOME/bin/}jcmd" "$PID" JFR.dump filename="$WORK/product.jfr" 2>&1 || true)

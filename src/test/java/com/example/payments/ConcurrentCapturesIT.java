@@ -23,7 +23,8 @@ import com.example.payments.testing.RedisServer;
 import com.example.payments.testing.ServiceProcess;
 import com.fasterxml.jackson.databind.JsonNode;
 
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -36,18 +37,24 @@ import static org.hamcrest.Matchers.lessThanOrEqualTo;
  * Two replicas sharing PostgreSQL (the registry in PostgreSQL, or in Redis in front of it) and one issuer simulator
  * over HTTP: concurrent captures of one authorization never capture more than it authorized, the issuer decides each
  * succeeded capture once, and a full capture racing a void lets exactly one of them through.
+ *
+ * <p>Both tests of a registry share its servers (started by the first, stopped after the class): each test works on
+ * authorizations of its own and counts the issuer's decisions from its own start, and the four JVM and two database
+ * starts a fresh set costs are most of this class's time.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ConcurrentCapturesIT {
 
     private static final long AMOUNT = 1000;
     private static final int CAPTURES = 50;
 
     private final List<AutoCloseable> started = new ArrayList<>();
+    private final Map<String, Servers> running = new HashMap<>();
     private ServiceProcess replicaA;
     private ServiceProcess replicaB;
     private IssuerSimulatorProcess issuer;
 
-    @AfterEach
+    @AfterAll
     void stopAll() {
         for (AutoCloseable resource : started.reversed()) {
             try {
@@ -59,6 +66,21 @@ class ConcurrentCapturesIT {
     }
 
     private void start(String registry) throws Exception {
+        Servers servers = running.get(registry);
+        if (servers == null) {
+            launch(registry);
+            running.put(registry, new Servers(replicaA, replicaB, issuer));
+        } else {
+            replicaA = servers.replicaA();
+            replicaB = servers.replicaB();
+            issuer = servers.issuer();
+        }
+    }
+
+    private record Servers(ServiceProcess replicaA, ServiceProcess replicaB, IssuerSimulatorProcess issuer) {
+    }
+
+    private void launch(String registry) throws Exception {
         PostgresServer.assumeInstalled();
         PostgresServer postgres = PostgresServer.start();
         started.add(postgres);

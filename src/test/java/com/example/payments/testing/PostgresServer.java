@@ -20,8 +20,9 @@ import java.util.stream.Stream;
 
 /**
  * A private PostgreSQL server for one test class, from Debian's packages ({@code /usr/lib/postgresql/<version>/bin}):
- * {@code initdb} into a temporary directory, {@code pg_ctl} on a free port of 127.0.0.1, its socket in that
- * directory, trust authentication on loopback, {@code fsync} off. Never touches a server someone else started (the
+ * a fresh cluster in a temporary directory (a copy of the build's {@code initdb}-made template,
+ * {@link PostgresTemplate}), {@code pg_ctl} on a free port of 127.0.0.1, its socket in that directory, trust
+ * authentication on loopback, {@code fsync} off. Never touches a server someone else started (the
  * shared one on 5432 included); stops only its own.
  *
  * <p>{@code initdb} refuses to run as root: as root, the server runs as the {@code postgres} user the package
@@ -89,7 +90,7 @@ public final class PostgresServer implements AutoCloseable {
     }
 
     /**
-     * Creates a cluster and starts it on a free port, with the database {@link #DATABASE}.
+     * Creates a fresh cluster (a copy of the template) and starts it on a free port, with the database {@link #DATABASE}.
      *
      * @return the running server
      * @throws IOException when it does not start within 60 s
@@ -102,8 +103,12 @@ public final class PostgresServer implements AutoCloseable {
             UserPrincipalLookupService users = dir.getFileSystem().getUserPrincipalLookupService();
             Files.setOwner(dir, users.lookupPrincipalByName(USER));
         }
-        run(Duration.ofSeconds(60), asServerUser(bin.resolve("initdb").toString(), "-D", dir.resolve("data").toString(),
-                "-A", "trust", "-U", USER, "-E", "UTF8", "--locale=C", "--no-sync"));
+        try {
+            PostgresTemplate.copyTo(bin, dir.resolve("data"));
+        } catch (IOException e) {
+            new PostgresServer(bin, dir, 0).release();
+            throw e;
+        }
         IOException failure = null;
         for (int attempt = 0; attempt < 3; attempt++) {
             PostgresServer server = new PostgresServer(bin, dir, freePort());
@@ -282,7 +287,7 @@ public final class PostgresServer implements AutoCloseable {
                 "-o", options, "-l", dir.resolve("postgres.log").toString(), "-w", "-t", "50", "start"));
     }
 
-    private static List<String> asServerUser(String... command) {
+    static List<String> asServerUser(String... command) {
         List<String> full = new ArrayList<>();
         if (root()) {
             full.addAll(List.of("runuser", "-u", USER, "--"));
@@ -291,11 +296,11 @@ public final class PostgresServer implements AutoCloseable {
         return full;
     }
 
-    private static boolean root() {
+    static boolean root() {
         return "root".equals(System.getProperty("user.name"));
     }
 
-    private static void run(Duration timeout, List<String> command) throws IOException {
+    static void run(Duration timeout, List<String> command) throws IOException {
         // Output to a file: a server started by pg_ctl may keep a pipe open long after pg_ctl exited.
         Path output = Files.createTempFile("postgres-command-", ".log");
         try {
