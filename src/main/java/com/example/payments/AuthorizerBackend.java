@@ -30,7 +30,7 @@ record AuthorizerBackend(Authorizer authorizer, Map<String, AutoCloseable> resou
         case RULE_BASED -> new AuthorizerBackend(RuleBasedAuthorizer.create(settings, meters), Map.of());
         case HTTP -> {
             HttpAuthorizer http = HttpAuthorizer.create(settings.httpUri().orElseThrow(), settings.timeout(),
-                                                      meters);
+                                                      meters, settings.acquirerDeduplicates());
             yield new AuthorizerBackend(http, Map.of("issuer-client", http));
         }
         };

@@ -84,10 +84,12 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
     private final URI endpoint;
     private final URI reversals;
     private final Duration socketTimeout;
+    private final boolean acquirerDeduplicates;
     private final NewConnections newConnections = new NewConnections();
     private final Counter staleConnectionRetries;
 
-    private HttpAuthorizer(URI baseUri, Duration timeout, MeterRegistry meters) {
+    private HttpAuthorizer(URI baseUri, Duration timeout, MeterRegistry meters, boolean acquirerDeduplicates) {
+        this.acquirerDeduplicates = acquirerDeduplicates;
         this.endpoint = URI.create(baseUri.toString().replaceAll("/+$", "") + PATH);
         this.reversals = URI.create(baseUri.toString().replaceAll("/+$", "") + "/v1/reversals");
         this.socketTimeout = timeout.plus(SOCKET_TIMEOUT_MARGIN);
@@ -106,7 +108,8 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
     }
 
     /**
-     * Creates the authorizer; nothing connects before the first call.
+     * Creates the authorizer for an acquirer that may not deduplicate attempt ids (a call that failed on a reused
+     * connection is sent again only when its request provably never left); nothing connects before the first call.
      *
      * @param baseUri {@code authorizer.http.uri}, e.g. {@code http://127.0.0.1:8090}
      * @param timeout {@code authorizer.timeout}, default PT5S
@@ -115,7 +118,26 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
      * @return the authorizer
      */
     public static HttpAuthorizer create(URI baseUri, Duration timeout, MeterRegistry meters) {
-        return new HttpAuthorizer(baseUri, timeout, meters);
+        return new HttpAuthorizer(baseUri, timeout, meters, false);
+    }
+
+    /**
+     * Creates the authorizer for an acquirer that does, or may not, deduplicate attempt ids; nothing connects before
+     * the first call.
+     *
+     * @param baseUri              {@code authorizer.http.uri}, e.g. {@code http://127.0.0.1:8090}
+     * @param timeout              {@code authorizer.timeout}, default PT5S
+     * @param meters               where {@code authorizer_connection_retries_total} goes
+     * @param acquirerDeduplicates {@code authorizer.acquirer-deduplicates}, default {@code true}: a call that failed
+     *                             before any answer on a reused keep-alive connection is sent once more on a new
+     *                             connection even when its request was written in full (the acquirer answers the
+     *                             same attempt id with its first decision, so the re-send costs nothing and saves a
+     *                             502); {@code false}: only when the request provably never left whole
+     * @return the authorizer
+     */
+    public static HttpAuthorizer create(URI baseUri, Duration timeout, MeterRegistry meters,
+                                        boolean acquirerDeduplicates) {
+        return new HttpAuthorizer(baseUri, timeout, meters, acquirerDeduplicates);
     }
 
     @Override
@@ -180,20 +202,22 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
         try {
             answer = exchange(uri, attemptId, body, true);
         } catch (NoResponse e) {
-            // A pooled keep-alive connection can be dead by the time it is reused: the issuer closed it while idle.
-            // Sent again on a new connection only when the request provably never left: its bytes could not all be
-            // written (the socket was already reset), so no issuer can have read a whole request. A request written
-            // in full and then answered by a closed connection may have been read and decided (a server that
-            // crashed after reading it looks the same from here): that is an unknown outcome, never sent twice.
-            // Not retried either: a call that failed on a connection it just opened (the issuer is unreachable), or
-            // that waited its whole read timeout for the answer.
+            // A pooled keep-alive connection can be dead by the time it is reused: the issuer closed it while idle
+            // (its close and our reuse can cross: nothing on this side tells them apart in time). Sent again on a
+            // new connection when the request provably never left (its bytes could not all be written: the socket
+            // was already reset, so no issuer can have read a whole request), and, with an acquirer that
+            // deduplicates attempt ids, also when it was written in full: the acquirer answers the same attempt id
+            // with its first decision. Without deduplication, a request written in full and then answered by a
+            // closed connection may have been read and decided (a server that crashed after reading it looks the
+            // same from here): an unknown outcome, never sent twice. Never retried: a call that failed on a
+            // connection it just opened (the issuer is unreachable), or that waited its whole read timeout.
             boolean waitedForAnswer = System.nanoTime() - start >= socketTimeout.toNanos();
-            if (e.written() || newConnections.opened() != opened || waitedForAnswer
+            if ((e.written() && !acquirerDeduplicates) || newConnections.opened() != opened || waitedForAnswer
                 || Thread.currentThread().isInterrupted()) {
                 throw unknownOutcome(e.getCause());
             }
             staleConnectionRetries.increment();
-            LOGGER.log(Level.DEBUG, "Issuer call could not be written on a reused connection ({0}); sending it once "
+            LOGGER.log(Level.DEBUG, "Issuer call failed before any answer on a reused connection ({0}); sending it once "
                                     + "on a new one, attempt {1}", e.getCause().getClass().getSimpleName(), attemptId);
             try {
                 answer = exchange(uri, attemptId, body, false);

@@ -32,7 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * {@link HttpAuthorizer} sends such a call once more on a new connection only when the request provably never left
  * whole (writing it failed: the connection was already reset), and counts it; a request written in full and then
  * answered by a closed connection may have been read and decided, so it is an unknown outcome (502), never sent
- * twice; a call that fails on a connection it just opened is not retried. The issuer here is a socket: one that closes
+ * twice, unless the acquirer deduplicates attempt ids ({@code authorizer.acquirer-deduplicates}, the default), when it
+ * goes out once more under the same attempt id; a call that fails on a connection it just opened is not retried. The issuer here is a socket: one that closes
  * a connection after reading the next request on it (a server that read the request, then died), one that resets a
  * connection at once after answering (a server whose idle timeout fired before the next request).
  */
@@ -60,6 +61,23 @@ class HttpAuthorizerStaleConnectionTest {
 
             assertThat("not sent again: the issuer may have decided it", retries() - before, is(0L));
             assertThat("each attempt id read once", issuer.requests(), is(2));
+        }
+    }
+
+    @Test
+    void withADeduplicatingAcquirerARequestWrittenInFullOnAClosedConnectionGoesOutOnceMoreUnderTheSameAttemptId()
+            throws Exception {
+        try (ClosingIssuer issuer = ClosingIssuer.start(1, false);
+                HttpAuthorizer authorizer = HttpAuthorizer.create(issuer.uri(), Duration.ofSeconds(5), meters, true)) {
+            long before = retries();
+            assertThat(authorizer.authorize(attempt("att_1")).approved(), is(true));
+            // The issuer reads the second request in full, then closes the connection without an answer: sent once
+            // more on a new connection, where the acquirer (deduplicating) answers the same attempt id.
+            assertThat(authorizer.authorize(attempt("att_2")).approved(), is(true));
+
+            assertThat("sent once more, counted", retries() - before, is(1L));
+            assertThat("the re-send carries the same attempt id", issuer.distinctAttempts(), is(2));
+            assertThat("read twice: the acquirer's deduplication makes it one decision", issuer.requests(), is(3));
         }
     }
 
