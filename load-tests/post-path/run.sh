@@ -16,7 +16,8 @@
 # Knobs: ROUNDS (3), DURATION (15s), WARMUP (30s: pinned to one CPU, C2 takes ~20 s to compile the product's hot
 #        path), CONNECTIONS (32), THREADS (1), SERVER_CPUS (0), CLIENT_CPUS (the others), REDIS (1),
 #        NO_ACCESS_LOG (1: also the product with access-log.enabled=false), SWEEPER (1), RECORDS (1000000),
-#        IDLE_WINDOW (10), PROFILE (1),
+#        IDLE_WINDOW (10), PROFILE (1), BARE_GET (1: also bare GET /ping), LOG_FORMAT (json: the ECS layout staging
+#        and prod run; text: the developer's terminal layout),
 #        JVM_OPTS (-XX:+UseG1GC, the image's; every JVM of the run gets them), FILL_STEP (10s: wrk runs that fill
 #        the store for the sweeper), IDLE_SETTLE (15: seconds idle before the sweeper's window).
 # SMOKE=1: every contender but the no-access-log one (the product's with one more -D), the sweeper and the profile
@@ -48,6 +49,9 @@ SWEEPER=${SWEEPER:-1}
 RECORDS=${RECORDS:-1000000}
 IDLE_WINDOW=${IDLE_WINDOW:-10}
 PROFILE=${PROFILE:-1}
+BARE_GET=${BARE_GET:-1}
+# The product's log layout: json, the ECS lines staging and prod write (every request access-logged), or text.
+LOG_FORMAT=${LOG_FORMAT:-json}
 # The image's collector (Dockerfile ENTRYPOINT) for every JVM: pinned to one CPU the JVM would pick the serial one.
 read -ra JVM_OPTS <<<"${JVM_OPTS:--XX:+UseG1GC}"
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
@@ -137,7 +141,8 @@ start_product() {
   shift
   "${PIN_SERVER[@]}" "$JAVA" "${JVM_OPTS[@]}" -Dserver.port=0 -Dhealth-server.port=0 -Didempotency.max-keys=6000000 \
       -Dauth.api-keys="$DEV_KEY" -Didempotency.merchant-quota.max-records=3000000 \
-      -Didempotency.merchant-quota.max-in-flight=100000 "$@" -jar "$JAR" >"$WORK/$label.log" 2>&1 &
+      -Didempotency.merchant-quota.max-in-flight=100000 -Dlogging.format="$LOG_FORMAT" "$@" -jar "$JAR" \
+      >"$WORK/$label.log" 2>&1 &
   PID=$!
   PIDS+=("$PID")
   local line=""
@@ -274,16 +279,20 @@ median() {
   sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-CONTENDERS=(bare-get bare-post product)
+CONTENDERS=(bare-post product)
+[ "$BARE_GET" = 1 ] && CONTENDERS=(bare-get "${CONTENDERS[@]}")
 [ "$NO_ACCESS_LOG" = 1 ] && CONTENDERS+=(product-no-access-log)
 [ "$REDIS" = 1 ] && CONTENDERS+=(redis)
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 ROWS=()
 PRODUCT_RATIOS=()
 NO_LOG_RATIOS=()
+PRODUCT_CPU_RATIOS=()
+NO_LOG_CPU_RATIOS=()
 REDIS_RATIOS=()
 for round in $(seq "$ROUNDS"); do
   declare -A rps=()
+  declare -A cpu=()
   n=${#CONTENDERS[@]}
   for i in $(seq 0 $((n - 1))); do # each round starts with the next contender
     contender=${CONTENDERS[$(((i + round - 1) % n))]}
@@ -291,12 +300,16 @@ for round in $(seq "$ROUNDS"); do
     measure "$contender" "$contender-$round" >"$WORK/result"
     result=$(cat "$WORK/result")
     rps[$contender]=$(field rps "$result")
+    cpu[$contender]=$(field cpu_us "$result")
     ROWS+=("$round|$contender|$result")
   done
   PRODUCT_RATIOS+=("$(ratio "${rps[product]}" "${rps[bare-post]}")")
+  # CPU per request: bare's over the product's, so that 0.5 reads "the product costs twice the bare app".
+  PRODUCT_CPU_RATIOS+=("$(ratio "${cpu[bare-post]}" "${cpu[product]}")")
+  [ "$NO_ACCESS_LOG" = 1 ] && NO_LOG_CPU_RATIOS+=("$(ratio "${cpu[bare-post]}" "${cpu[product-no-access-log]}")")
   [ "$NO_ACCESS_LOG" = 1 ] && NO_LOG_RATIOS+=("$(ratio "${rps[product-no-access-log]}" "${rps[bare-post]}")")
   [ "$REDIS" = 1 ] && REDIS_RATIOS+=("$(ratio "${rps[redis]}" "${rps[product]}")")
-  unset rps
+  unset rps cpu
 done
 if [ -n "$BARE_PID" ]; then
   kill -TERM "$BARE_PID"
@@ -347,6 +360,11 @@ REPORT=$LT_REPORTS_DIR/post-path-$(date -u +%Y%m%dT%H%M%SZ).md
   echo "authorizer, decision recorded, key completed), test card 4111111111111111. \`cpu us/req\` = the server"
   echo "process's CPU time during the measured window / requests answered."
   echo "Load average (1/5/15 min) before: $LOAD_BEFORE, after the rounds: $(cut -d' ' -f1-3 /proc/loadavg)."
+  echo
+  echo "**Median per-round ratio of CPU per request, bare POST / product POST (every request access-logged, $LOG_FORMAT): $(printf '%s\n' "${PRODUCT_CPU_RATIOS[@]}" | median)**"
+  [ "$NO_ACCESS_LOG" = 1 ] && echo "**The same without the access log: $(printf '%s\n' "${NO_LOG_CPU_RATIOS[@]}" | median)**"
+  echo
+  echo "Throughput (requests/s, one server CPU):"
   echo
   echo "**Median per-round ratio product POST / bare POST: $(printf '%s\n' "${PRODUCT_RATIOS[@]}" | median)**"
   [ "$NO_ACCESS_LOG" = 1 ] && echo "**Median per-round ratio product POST without the access log / bare POST: $(printf '%s\n' "${NO_LOG_RATIOS[@]}" | median)**"

@@ -145,6 +145,10 @@ class LoadTestSmokeIT {
             assertFinds(contender + " measured", report,
                     "\\n\\| 1 \\| " + contender + " \\| [0-9]*[1-9][0-9]*\\.[0-9] \\|");
         }
+        // the primary figure: CPU per request of bare POST over the product's, in the ECS JSON layout of staging/prod
+        assertFinds("the CPU ratio", report,
+                "\\*\\*Median per-round ratio of CPU per request, bare POST / product POST \\(every request "
+                + "access-logged, json\\): [0-9]+\\.[0-9]{2}\\*\\*");
         // the sweeper: idle CPU empty, then holding at least RECORDS (200) records
         assertFinds(report,
                 "\\n\\| 0 \\| [0-9.]+ \\|\\n\\| [1-9][0-9]{2,} \\| [0-9.]+ \\|\\n");
