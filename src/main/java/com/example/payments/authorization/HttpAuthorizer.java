@@ -1,36 +1,18 @@
 package com.example.payments.authorization;
 
-import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
-import java.util.regex.Pattern;
 
 import com.example.payments.http.Json;
-import com.example.payments.observability.HttpClientSpans;
-import com.example.payments.observability.Tracing;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import io.helidon.common.media.type.MediaTypes;
 import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
-import io.helidon.metrics.api.Counter;
 import io.helidon.metrics.api.MeterRegistry;
-import io.helidon.webclient.api.ConnectedSocketChannelInfo;
-import io.helidon.webclient.api.ConnectedSocketInfo;
-import io.helidon.webclient.api.ConnectionListener;
-import io.helidon.webclient.api.HttpClientRequest;
-import io.helidon.webclient.api.HttpClientResponse;
 import io.helidon.webclient.api.WebClient;
-import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.context.Context;
-import io.opentelemetry.context.Scope;
 
 /**
  * The {@link Authorizer} a fork copies and points at its acquirer or issuer: one HTTP call per attempt with Helidon's
@@ -66,7 +48,9 @@ import io.opentelemetry.context.Scope;
  *     <li><b>No card data in logs or exception messages</b>: the PAN and CVC live only in the request body.</li>
  * </ul>
  *
- * <p>Size: request building, status mapping and timeouts of the issuer call are the one contract listed above.
+ * <p>This class is the wire format: the URI and JSON body of each call, and the answer read into a decision
+ * ({@link IssuerAnswers}); sending it, the timeouts, the one resend on a new connection and what counts as an unknown
+ * outcome are {@link IssuerHttpClient}'s.
  */
 public final class HttpAuthorizer implements Authorizer, AutoCloseable {
 
@@ -77,34 +61,14 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
     /** Path of the authorization endpoint, appended to {@code authorizer.http.uri}. */
     public static final String PATH = "/v1/authorizations";
 
-    private static final Duration SOCKET_TIMEOUT_MARGIN = Duration.ofSeconds(1);
-    private static final int MAX_RESPONSE_BYTES = 64 * 1024;
-
-    private final WebClient client;
     private final URI endpoint;
     private final URI reversals;
-    private final Duration socketTimeout;
-    private final boolean acquirerDeduplicates;
-    private final NewConnections newConnections = new NewConnections();
-    private final Counter staleConnectionRetries;
+    private final IssuerHttpClient issuer;
 
     private HttpAuthorizer(URI baseUri, Duration timeout, MeterRegistry meters, boolean acquirerDeduplicates) {
-        this.acquirerDeduplicates = acquirerDeduplicates;
         this.endpoint = URI.create(baseUri.toString().replaceAll("/+$", "") + PATH);
         this.reversals = URI.create(baseUri.toString().replaceAll("/+$", "") + "/v1/reversals");
-        this.socketTimeout = timeout.plus(SOCKET_TIMEOUT_MARGIN);
-        this.client = WebClient.builder()
-                .connectTimeout(socketTimeout)
-                .readTimeout(socketTimeout)
-                // A payment must not follow a redirect to somewhere else.
-                .followRedirects(false)
-                // Its own connection pool, so that close() really closes this client's connections.
-                .shareConnectionCache(false)
-                .connectionListener(newConnections)
-                .build();
-        this.staleConnectionRetries = meters.getOrCreate(Counter.builder("authorizer_connection_retries")
-                .description("Issuer calls sent again on a new connection after a reused keep-alive connection "
-                             + "failed before any answer"));
+        this.issuer = new IssuerHttpClient(timeout, meters, acquirerDeduplicates);
     }
 
     /**
@@ -176,8 +140,8 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
     public Decision reverse(Reversal reversal) throws IssuerUnavailableException, InterruptedException {
         ObjectNode body = Json.mapper().createObjectNode();
         body.put("attemptId", reversal.attemptId()).put("reversalId", reversal.reversalId());
-        Answer answer = answer(reversals, reversal.reversalId(), Json.bytes(body));
-        return IssuerAnswers.decision(answer.body(), reversal.attemptId());
+        byte[] answer = issuer.post(reversals, reversal.reversalId(), Json.bytes(body));
+        return IssuerAnswers.decision(answer, reversal.attemptId());
     }
 
     private URI operationUri(AcquirerOperation operation, String kind) {
@@ -187,121 +151,7 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
 
     private Decision post(URI uri, String attemptId, byte[] body)
             throws IssuerUnavailableException, InterruptedException {
-        return IssuerAnswers.decision(answer(uri, attemptId, body).body(), attemptId);
-    }
-
-    // The 200 answer to one call, its Idempotency-Key the key given; anything else is an unknown outcome.
-    private Answer answer(URI uri, String key, byte[] body) throws IssuerUnavailableException, InterruptedException {
-        String attemptId = key;
-        if (Thread.interrupted()) {
-            throw new InterruptedException("issuer call not started: interrupted");
-        }
-        long opened = newConnections.opened();
-        long start = System.nanoTime();
-        Answer answer;
-        try {
-            answer = exchange(uri, attemptId, body, true);
-        } catch (NoResponse e) {
-            // A pooled keep-alive connection can be dead by the time it is reused: the issuer closed it while idle
-            // (its close and our reuse can cross: nothing on this side tells them apart in time). Sent again on a
-            // new connection when the request provably never left (its bytes could not all be written: the socket
-            // was already reset, so no issuer can have read a whole request), and, with an acquirer that
-            // deduplicates attempt ids, also when it was written in full: the acquirer answers the same attempt id
-            // with its first decision. Without deduplication, a request written in full and then answered by a
-            // closed connection may have been read and decided (a server that crashed after reading it looks the
-            // same from here): an unknown outcome, never sent twice. Never retried: a call that failed on a
-            // connection it just opened (the issuer is unreachable), or that waited its whole read timeout.
-            boolean waitedForAnswer = System.nanoTime() - start >= socketTimeout.toNanos();
-            if ((e.written() && !acquirerDeduplicates) || newConnections.opened() != opened || waitedForAnswer
-                || Thread.currentThread().isInterrupted()) {
-                throw unknownOutcome(e.getCause());
-            }
-            staleConnectionRetries.increment();
-            LOGGER.log(Level.DEBUG, "Issuer call failed before any answer on a reused connection ({0}); sending it once "
-                                    + "on a new one, attempt {1}", e.getCause().getClass().getSimpleName(), attemptId);
-            try {
-                answer = exchange(uri, attemptId, body, false);
-            } catch (NoResponse again) {
-                throw unknownOutcome(again.getCause());
-            }
-        }
-        if (answer.status() != 200) {
-            throw new IssuerUnavailableException("issuer answered HTTP " + answer.status());
-        }
-        return answer;
-    }
-
-    /** A status and, for 200, the body. */
-    private record Answer(int status, byte[] body) {
-    }
-
-    /** The request failed before the head of the answer was read. */
-    private static final class NoResponse extends Exception {
-        private final boolean written;
-
-        NoResponse(Throwable cause, boolean written) {
-            super(cause);
-            this.written = written;
-        }
-
-        // Whether every byte of the request was handed to the socket: then the issuer may have read it all.
-        boolean written() {
-            return written;
-        }
-    }
-
-    // keepAlive false: a connection of its own (Connection: close), never one from the pool.
-    private Answer exchange(URI uri, String attemptId, byte[] body, boolean keepAlive)
-            throws NoResponse, IssuerUnavailableException, InterruptedException {
-        // Each HTTP request its own CLIENT span (a retry too), a child of the issuer call's span.
-        Span span = HttpClientSpans.start("POST", uri);
-        HttpClientResponse response;
-        try (Scope ignored = span.makeCurrent()) {
-            HttpClientRequest request = client.post()
-                    .uri(uri)
-                    .keepAlive(keepAlive)
-                    .header(IDEMPOTENCY_KEY, attemptId)
-                    .contentType(MediaTypes.APPLICATION_JSON)
-                    .accept(MediaTypes.APPLICATION_JSON);
-            // W3C Trace Context to the issuer: this request's span, or the caller's traceparent when tracing is off.
-            Tracing.propagators().getTextMapPropagator().inject(Context.current(), request,
-                    (carrier, name, value) -> carrier.header(HeaderNames.create(name), value));
-            // Written through a stream of our own, so that a failure while writing (the request never left whole)
-            // tells itself apart from one after it (the issuer may have read it).
-            boolean[] written = new boolean[1];
-            try {
-                response = request.header(HeaderNames.CONTENT_LENGTH, Integer.toString(body.length))
-                        .outputStream(out -> {
-                            out.write(body);
-                            out.close();
-                            written[0] = true;
-                        });
-            } catch (RuntimeException e) {
-                HttpClientSpans.failed(span, e);
-                throw new NoResponse(e, written[0]);
-            }
-        } catch (RuntimeException e) {
-            HttpClientSpans.failed(span, e);
-            throw new NoResponse(e, true);
-        }
-        try (response) {
-            int status = response.status().code();
-            Answer answer = new Answer(status, status == 200 ? read(response.inputStream()) : new byte[0]);
-            HttpClientSpans.answered(span, status);
-            return answer;
-        } catch (IOException | RuntimeException e) {
-            HttpClientSpans.failed(span, e);
-            throw unknownOutcome(e);
-        }
-    }
-
-    // An interrupted virtual thread's socket is closed under it: whatever the exception, it was the interrupt.
-    private static IssuerUnavailableException unknownOutcome(Throwable e) throws InterruptedException {
-        if (Thread.currentThread().isInterrupted()) {
-            throw new InterruptedException("issuer call interrupted");
-        }
-        return new IssuerUnavailableException("issuer call failed: " + e.getClass().getSimpleName() + ": "
-                                              + e.getMessage());
+        return IssuerAnswers.decision(issuer.post(uri, attemptId, body), attemptId);
     }
 
     private static ObjectNode body(AuthorizationRequest request) {
@@ -319,38 +169,10 @@ public final class HttpAuthorizer implements Authorizer, AutoCloseable {
         return body;
     }
 
-    private static byte[] read(InputStream entity) throws IOException {
-        byte[] bytes = entity.readNBytes(MAX_RESPONSE_BYTES + 1);
-        if (bytes.length > MAX_RESPONSE_BYTES) {
-            throw new IOException("response body over " + MAX_RESPONSE_BYTES + " bytes");
-        }
-        return bytes;
-    }
-
-    /** Counts the sockets the client opens, per calling thread: a call that opened none reused a pooled connection. */
-    private static final class NewConnections implements ConnectionListener {
-
-        private final ThreadLocal<long[]> opened = ThreadLocal.withInitial(() -> new long[1]);
-
-        long opened() {
-            return opened.get()[0];
-        }
-
-        @Override
-        public void socketConnected(ConnectedSocketInfo socketInfo) {
-            opened.get()[0]++;
-        }
-
-        @Override
-        public void socketChannelConnected(ConnectedSocketChannelInfo socketInfo) {
-            opened.get()[0]++;
-        }
-    }
-
     /** Closes the client's pooled connections; called once, in the shutdown cleanup phase. */
     @Override
     public void close() {
-        client.closeResource();
+        issuer.close();
         // Scheme, host and port only: the configured URI may carry credentials.
         LOGGER.log(Level.INFO, "Issuer client closed: {0}://{1}", endpoint.getScheme(),
                    endpoint.getHost() + (endpoint.getPort() < 0 ? "" : ":" + endpoint.getPort()));

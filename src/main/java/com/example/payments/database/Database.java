@@ -4,30 +4,18 @@ import java.lang.System.Logger.Level;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import com.example.payments.config.ConfigurationException;
-import com.example.payments.http.RequestMetricsFilter;
 import com.example.payments.idempotency.IdempotencyStore.UnavailableException;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
-import com.zaxxer.hikari.HikariPoolMXBean;
-import io.helidon.metrics.api.Counter;
-import io.helidon.metrics.api.Gauge;
 import io.helidon.metrics.api.MeterRegistry;
-import io.helidon.metrics.api.Tag;
-import io.helidon.metrics.api.Timer;
 
 /**
- * The PostgreSQL database of the postgres backend: a HikariCP pool whose every call is bounded (pool wait
- * {@code database.connection-timeout}, server-side {@code statement_timeout} and {@code lock_timeout}, and the
- * socket read timeout {@code statement-timeout} + 250 ms), the schema kept by {@link Migrations}, and the pool's and
- * statements' metrics on {@code /metrics}:
+ * The PostgreSQL database of the postgres backend: a HikariCP pool ({@link DatabasePool}) whose every call is
+ * bounded (pool wait {@code database.connection-timeout}, server-side {@code statement_timeout} and
+ * {@code lock_timeout}, and the socket read timeout {@code statement-timeout} + 250 ms), the schema kept by
+ * {@link Migrations}, and the pool's and statements' metrics on {@code /metrics}:
  * <ul>
  *     <li>{@code database_pool_connections{state="active"|"idle"|"pending"}} and
  *     {@code database_pool_max_connections} (HikariCP's own counts);</li>
@@ -37,31 +25,27 @@ import io.helidon.metrics.api.Timer;
  * </ul>
  * Closed in the cleanup phase of the shutdown (resource {@code database-pool}).
  *
- * <p>Size: the pool, its settings, its migrations and its per-statement metrics share one lifecycle.
+ * <p>This class is the database's lifecycle and state (open, migrated, warm, ready, closed); the pool's configuration
+ * and gauges are {@link DatabasePool}'s, running a call and its statement metrics {@link DatabaseCalls}'.
  */
 public final class Database implements AutoCloseable {
 
     private static final System.Logger LOGGER = System.getLogger(Database.class.getName());
-    // setNetworkTimeout needs an executor only to abort a connection; the driver sets a socket option and ignores it.
-    private static final Executor DIRECT = Runnable::run;
 
     private final DatabaseSettings settings;
-    private final HikariDataSource pool;
+    private final DatabasePool pool;
     private final Migrations migrations;
-    private final MeterRegistry meters;
-    private final int networkTimeoutMillis;
-    private final AtomicLong lastSuccess = new AtomicLong(System.nanoTime() - Duration.ofDays(1).toNanos());
+    private final DatabaseCalls calls;
     private final boolean rolledBack;
     private volatile boolean warm;
 
-    private Database(DatabaseSettings settings, HikariDataSource pool, Migrations migrations, MeterRegistry meters,
+    private Database(DatabaseSettings settings, DatabasePool pool, Migrations migrations, MeterRegistry meters,
                      boolean rolledBack) {
         this.settings = settings;
         this.pool = pool;
         this.migrations = migrations;
-        this.meters = meters;
+        this.calls = new DatabaseCalls(pool, settings, meters, rolledBack);
         this.rolledBack = rolledBack;
-        this.networkTimeoutMillis = (int) settings.networkTimeout().toMillis();
     }
 
     /**
@@ -101,43 +85,14 @@ public final class Database implements AutoCloseable {
         failure.flatMap(Migrations::configurationError).ifPresent(error -> {
             throw error;
         });
-        HikariDataSource pool = new HikariDataSource(hikari(settings));
+        DatabasePool pool = DatabasePool.open(settings, meters);
         Database database = new Database(settings, pool, migrations, meters, false);
-        database.registerMeters();
         failure.ifPresent(e -> {
             LOGGER.log(Level.WARNING, "Database not ready at startup, retrying in the background (readiness names "
                                       + "database meanwhile): " + Migrations.describe(e));
             migrations.retryInBackground();
         });
         return database;
-    }
-
-    private static HikariConfig hikari(DatabaseSettings settings) {
-        HikariConfig config = new HikariConfig();
-        config.setPoolName("payments-authorization");
-        config.setJdbcUrl(settings.url());
-        settings.username().ifPresent(config::setUsername);
-        settings.password().ifPresent(config::setPassword);
-        config.setMaximumPoolSize(settings.poolSize());
-        config.setMinimumIdle(settings.poolSize());
-        config.setConnectionTimeout(settings.connectionTimeout().toMillis());
-        config.setValidationTimeout(250);
-        // Start with the database down: the pool keeps trying in the background, calls fail after the pool wait.
-        config.setInitializationFailTimeout(-1);
-        config.addDataSourceProperty("options", "-c statement_timeout=" + settings.statementTimeout().toMillis()
-                                                + " -c lock_timeout=" + settings.lockTimeout().toMillis());
-        int connectSeconds = (int) Math.max(1, seconds(settings.connectionTimeout()));
-        config.addDataSourceProperty("connectTimeout", String.valueOf(connectSeconds));
-        config.addDataSourceProperty("loginTimeout", String.valueOf(connectSeconds));
-        // A backstop for the pool's own calls; every call of the service sets its own, finer network timeout.
-        config.addDataSourceProperty("socketTimeout", String.valueOf(Math.max(1, seconds(settings.networkTimeout()))));
-        config.addDataSourceProperty("tcpKeepAlive", "true");
-        config.addDataSourceProperty("ApplicationName", "payments-authorization");
-        return config;
-    }
-
-    private static long seconds(Duration duration) {
-        return (duration.toMillis() + 999) / 1000;
     }
 
     /**
@@ -156,30 +111,14 @@ public final class Database implements AutoCloseable {
             throw new UnavailableException("database: schema not migrated yet ("
                                            + migrations.lastError().orElse("migrating") + ")", null);
         }
-        long start = System.nanoTime();
-        try (Connection connection = pool.getConnection()) {
-            connection.setNetworkTimeout(DIRECT, networkTimeoutMillis);
-            T result = rolledBack ? RolledBackConnection.run(connection, call) : call.run(connection);
-            lastSuccess.set(System.nanoTime());
-            timer(statement).record(Duration.ofNanos(System.nanoTime() - start));
-            return result;
-        } catch (SQLException | RuntimeException e) {
-            meters.getOrCreate(Counter.builder("database_statement_failures")
-                                       .tags(List.of(Tag.create("statement", statement)))
-                                       .description("Database calls that failed or timed out, per statement"))
-                    .increment();
-            if (e instanceof UnavailableException unavailable) {
-                throw unavailable;
-            }
-            throw new UnavailableException("database: " + statement + " failed: " + Migrations.describe(e), e);
-        }
+        return calls.call(statement, call);
     }
 
     /**
-     * Checks the database for readiness: migrated, warmed up ({@link #markWarm}), and a call of the service answered within the timeout, or else
-     * one round trip ({@code SELECT 1}) does. Under load the calls of the requests prove the database answers, and
-     * the check takes no connection from a busy pool (waiting for one would fail readiness, and feed the circuit
-     * breaker, for a replica that is only busy).
+     * Checks the database for readiness: migrated, warmed up ({@link #markWarm}), and a call of the service answered
+     * within the timeout, or else one round trip ({@code SELECT 1}) does. Under load the calls of the requests prove
+     * the database answers, and the check takes no connection from a busy pool (waiting for one would fail readiness,
+     * and feed the circuit breaker, for a replica that is only busy).
      *
      * @param timeout bound of the round trip, and how recent a call's success must be to count
      * @return empty when healthy, else why not (e.g. {@code schema not migrated yet (connection refused)},
@@ -193,19 +132,7 @@ public final class Database implements AutoCloseable {
             return Optional.of("warming up (pool " + poolConnections() + " of " + settings.poolSize()
                                + " connections)");
         }
-        if (System.nanoTime() - lastSuccess.get() < timeout.toNanos()) {
-            return Optional.empty();
-        }
-        try (Connection connection = pool.getConnection()) {
-            connection.setNetworkTimeout(DIRECT, (int) Math.max(1, timeout.toMillis()));
-            try (var statement = connection.createStatement()) {
-                statement.execute("SELECT 1");
-            }
-            lastSuccess.set(System.nanoTime());
-            return Optional.empty();
-        } catch (SQLException | RuntimeException e) {
-            return Optional.of(Migrations.describe(e));
-        }
+        return calls.roundTrip(timeout);
     }
 
     /**
@@ -245,8 +172,7 @@ public final class Database implements AutoCloseable {
      * @return 0 to {@code database.pool-size}
      */
     public int poolConnections() {
-        HikariPoolMXBean bean = pool.getHikariPoolMXBean();
-        return bean == null ? 0 : bean.getTotalConnections();
+        return pool.totalConnections();
     }
 
     /**
@@ -263,7 +189,7 @@ public final class Database implements AutoCloseable {
      * @return {@code true} once the pool is closed
      */
     public boolean closed() {
-        return pool.isClosed();
+        return pool.closed();
     }
 
     /** Stops the background migrations (if still retrying) and closes the pool's connections. */
@@ -274,38 +200,6 @@ public final class Database implements AutoCloseable {
         }
         migrations.close();
         pool.close();
-    }
-
-    private Timer timer(String statement) {
-        return meters.getOrCreate(Timer.builder("database_statement_duration")
-                                          .baseUnit(TimeUnit.SECONDS)
-                                          .tags(List.of(Tag.create("statement", statement)))
-                                          .description("Database call duration, pool wait included, per statement")
-                                          .percentiles(new double[0])
-                                          .buckets(RequestMetricsFilter.latencyBuckets()));
-    }
-
-    private void registerMeters() {
-        for (String state : new String[] {"active", "idle", "pending"}) {
-            meters.getOrCreate(Gauge.builder("database_pool_connections", this, db -> db.connections(state))
-                                       .tags(List.of(Tag.create("state", state)))
-                                       .description("Connections of the database pool, by state (pending: callers "
-                                                    + "waiting for one)"));
-        }
-        meters.getOrCreate(Gauge.builder("database_pool_max_connections", this, db -> db.settings.poolSize())
-                                   .description("database.pool-size"));
-    }
-
-    private int connections(String state) {
-        HikariPoolMXBean bean = pool.getHikariPoolMXBean();
-        if (bean == null) {
-            return 0;
-        }
-        return switch (state) {
-        case "active" -> bean.getActiveConnections();
-        case "idle" -> bean.getIdleConnections();
-        default -> bean.getThreadsAwaitingConnection();
-        };
     }
 
     /**

@@ -1,11 +1,5 @@
 package com.example.payments.database;
 
-import java.sql.Array;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -16,7 +10,6 @@ import com.example.payments.idempotency.Decision;
 import com.example.payments.idempotency.DecisionKey;
 import com.example.payments.idempotency.IdempotencyStore;
 import com.example.payments.idempotency.Identity;
-import com.example.payments.idempotency.KeyBindings;
 import com.example.payments.idempotency.Quota;
 import com.example.payments.idempotency.Recorded;
 
@@ -49,22 +42,11 @@ import com.example.payments.idempotency.Recorded;
  * connections of all replicas, {@code docs/backends.md}). Tokens are the database clock in microseconds, or one more
  * than the key's last token. Every call is bounded ({@link DatabaseSettings#worstCall()}).
  *
- * <p>Size: the six store operations, their SQL calls and row mapping implement one contract together.
+ * <p>This class is the store's operations: which statement each runs through {@link Database#call} (its name in the
+ * statement metrics), and the sweep's batching and logging; the SQL, its parameters and row mapping are
+ * {@link PostgresIdempotencySql}'s.
  */
 public final class PostgresIdempotencyStore implements IdempotencyStore {
-
-    private static final String CLAIM = "SELECT outcome, identity, token, body, bound_here FROM "
-                                        + "idempotency_claim_bind(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-    private static final String RECORD = "SELECT inserted, completed, winner FROM idempotency_record_resource(?, ?, ?, "
-                                         + "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-    private static final String RENEW = "UPDATE idempotency_records SET lease_expires_at = clock_timestamp() + ? * "
-                                        + "interval '1 millisecond', expires_at = clock_timestamp() + ? * "
-                                        + "interval '1 millisecond' WHERE lookup_key = ? AND state = 'in_flight' AND "
-                                        + "fencing_token = ? AND expires_at > clock_timestamp()";
-    private static final String RELEASE = "SELECT idempotency_release(?, ?)";
-    private static final String FIND = "SELECT body FROM decisions WHERE kind = ? AND id = ? AND expires_at > "
-                                       + "clock_timestamp()";
-    private static final String SWEEP = "SELECT idempotency_sweep(?)";
 
     private static final System.Logger LOGGER = System.getLogger(PostgresIdempotencyStore.class.getName());
 
@@ -110,52 +92,13 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     @Override
     public Claim claim(String lookupKey, List<Identity> identities, Duration lease, Quota quota) {
         LookupKey parts = LookupKey.parse(lookupKey);
-        return database.call("claim", connection -> {
-            try (PreparedStatement statement = connection.prepareStatement(CLAIM)) {
-                statement.setString(1, lookupKey);
-                statement.setString(2, parts.merchant());
-                statement.setString(3, parts.operation());
-                statement.setString(4, parts.key());
-                statement.setArray(5, array(connection, identities.stream().map(Identity::fingerprint)));
-                statement.setArray(6, array(connection, identities.stream().map(i -> i.decision().kind())));
-                statement.setArray(7, array(connection, identities.stream().map(i -> i.decision().id())));
-                statement.setLong(8, lease.toMillis());
-                statement.setInt(9, quota.maxInFlight());
-                statement.setInt(10, quota.maxRecords());
-                statement.setBoolean(11, bindsKeys);
-                try (ResultSet row = statement.executeQuery()) {
-                    row.next();
-                    int identity = row.getInt(2) - 1;
-                    return switch (row.getString(1)) {
-                    case "acquired" -> bindsKeys
-                            ? new Claim.Acquired(lookupKey, row.getLong(3), identity,
-                                                 new KeyBindings.Bound(identity, row.getBoolean(5)))
-                            : new Claim.Acquired(lookupKey, row.getLong(3), identity);
-                    case "mismatch" -> new Claim.Mismatch();
-                    case "in_flight" -> new Claim.InFlight();
-                    case "over_quota" -> new Claim.OverQuota(identity == 0 ? Quota.Limit.IN_FLIGHT
-                            : Quota.Limit.RECORDS);
-                    case "replay", "recovered" -> new Claim.Replay(
-                            new Decision(identities.get(identity).decision(), row.getBytes(4)),
-                            row.getString(1).equals("recovered"));
-                    default -> throw new IllegalStateException("Unexpected claim outcome " + row.getString(1));
-                    };
-                }
-            }
-        });
+        return database.call("claim", connection -> PostgresIdempotencySql.claim(connection, lookupKey, parts,
+                                                                                 identities, lease, quota, bindsKeys));
     }
 
     @Override
     public boolean renew(String lookupKey, long token, Duration lease) {
-        return database.call("renew", connection -> {
-            try (PreparedStatement statement = connection.prepareStatement(RENEW)) {
-                statement.setLong(1, lease.toMillis());
-                statement.setLong(2, lease.toMillis());
-                statement.setString(3, lookupKey);
-                statement.setLong(4, token);
-                return statement.executeUpdate() == 1;
-            }
-        });
+        return database.call("renew", connection -> PostgresIdempotencySql.renew(connection, lookupKey, token, lease));
     }
 
     @Override
@@ -163,53 +106,18 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
                                       Duration retention) {
         LookupKey parts = LookupKey.parse(lookupKey);
         Optional<AuthorizationRow> authorization = authorizations.apply(decision);
-        return database.call("record", connection -> {
-            try (PreparedStatement statement = connection.prepareStatement(RECORD)) {
-                statement.setString(1, lookupKey);
-                statement.setString(2, parts.merchant());
-                statement.setString(3, parts.operation());
-                statement.setString(4, parts.key());
-                statement.setString(5, identity.fingerprint());
-                statement.setLong(6, token);
-                statement.setString(7, decision.key().kind());
-                statement.setString(8, decision.key().id());
-                statement.setString(9, identity.attemptId());
-                statement.setBytes(10, decision.body());
-                statement.setLong(11, retention.toMillis());
-                authorizationColumns(statement, 12, authorization);
-                try (ResultSet row = statement.executeQuery()) {
-                    row.next();
-                    return new Recorded(new Decision(decision.key(), row.getBytes(3)), row.getBoolean(1),
-                                        row.getBoolean(2));
-                }
-            }
-        });
+        return database.call("record", connection -> PostgresIdempotencySql.record(connection, lookupKey, parts,
+                identity, token, decision, retention, authorization));
     }
 
     @Override
     public boolean release(String lookupKey, long token) {
-        return database.call("release", connection -> {
-            try (PreparedStatement statement = connection.prepareStatement(RELEASE)) {
-                statement.setString(1, lookupKey);
-                statement.setLong(2, token);
-                try (ResultSet row = statement.executeQuery()) {
-                    return row.next() && row.getBoolean(1);
-                }
-            }
-        });
+        return database.call("release", connection -> PostgresIdempotencySql.release(connection, lookupKey, token));
     }
 
     @Override
     public Optional<Decision> findDecision(DecisionKey key) {
-        return database.call("find", connection -> {
-            try (PreparedStatement statement = connection.prepareStatement(FIND)) {
-                statement.setString(1, key.kind());
-                statement.setString(2, key.id());
-                try (ResultSet row = statement.executeQuery()) {
-                    return row.next() ? Optional.of(new Decision(key, row.getBytes(1))) : Optional.empty();
-                }
-            }
-        });
+        return database.call("find", connection -> PostgresIdempotencySql.find(connection, key));
     }
 
     /**
@@ -231,14 +139,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         }
         int total = 0;
         for (int i = 0; i < maxBatches; i++) {
-            int deleted = database.call("sweep", connection -> {
-                try (PreparedStatement statement = connection.prepareStatement(SWEEP)) {
-                    statement.setInt(1, batch);
-                    try (ResultSet row = statement.executeQuery()) {
-                        return row.next() ? row.getInt(1) : 0;
-                    }
-                }
-            });
+            int deleted = database.call("sweep", connection -> PostgresIdempotencySql.sweep(connection, batch));
             total += deleted;
             if (deleted < batch) {
                 break;
@@ -268,56 +169,6 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
                 LOGGER.log(System.Logger.Level.WARNING, "Retention sweep of the database failed, retrying every run: "
                                                         + e.getMessage());
             }
-        }
-    }
-
-    private static void authorizationColumns(PreparedStatement statement, int first,
-                                             Optional<AuthorizationRow> authorization) throws SQLException {
-        if (authorization.isEmpty()) {
-            int[] types = {Types.OTHER, Types.VARCHAR, Types.VARCHAR, Types.BIGINT, Types.VARCHAR, Types.VARCHAR,
-                           Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.TIMESTAMP_WITH_TIMEZONE, Types.VARCHAR,
-                           Types.TIMESTAMP_WITH_TIMEZONE, Types.TIMESTAMP_WITH_TIMEZONE};
-            for (int i = 0; i < types.length; i++) {
-                statement.setNull(first + i, types[i]);
-            }
-            return;
-        }
-        AuthorizationRow row = authorization.get();
-        statement.setObject(first, row.id());
-        statement.setString(first + 1, row.merchant());
-        statement.setString(first + 2, row.reference());
-        statement.setLong(first + 3, row.amount());
-        statement.setString(first + 4, row.currency());
-        statement.setString(first + 5, row.brand());
-        statement.setString(first + 6, row.lastFour());
-        statement.setString(first + 7, row.status());
-        statement.setString(first + 8, row.declineCode());
-        statement.setObject(first + 9, row.createdAt().atOffset(java.time.ZoneOffset.UTC));
-        statement.setString(first + 10, row.state());
-        statement.setObject(first + 11, row.expiresAt().atOffset(java.time.ZoneOffset.UTC));
-        statement.setObject(first + 12, row.updatedAt().atOffset(java.time.ZoneOffset.UTC));
-    }
-
-    private static Array array(Connection connection, java.util.stream.Stream<String> values) throws SQLException {
-        return connection.createArrayOf("text", values.toArray());
-    }
-
-    /** The three parts of a lookup key ({@code RequestIdentities.lookupKey}), for the record's own columns. */
-    record LookupKey(String operation, String merchant, String key) {
-
-        static LookupKey parse(String lookupKey) {
-            String[] parts = new String[3];
-            int at = 0;
-            for (int i = 0; i < 3; i++) {
-                int colon = lookupKey.indexOf(':', at);
-                if (colon < 0) {
-                    throw new IllegalArgumentException("not a lookup key built by RequestIdentities.lookupKey");
-                }
-                int length = Integer.parseInt(lookupKey.substring(at, colon));
-                parts[i] = lookupKey.substring(colon + 1, colon + 1 + length);
-                at = colon + 1 + length + 1;
-            }
-            return new LookupKey(parts[0], parts[1], parts[2]);
         }
     }
 }

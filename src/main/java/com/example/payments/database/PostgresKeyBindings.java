@@ -39,7 +39,7 @@ public final class PostgresKeyBindings implements KeyBindings {
 
     @Override
     public Bound bind(String lookupKey, List<Identity> identities, int preferred) {
-        PostgresIdempotencyStore.LookupKey parts = PostgresIdempotencyStore.LookupKey.parse(lookupKey);
+        LookupKey parts = LookupKey.parse(lookupKey);
         return database.call("bind-key", connection -> {
             try (PreparedStatement statement = connection.prepareStatement(BIND)) {
                 statement.setString(1, lookupKey);

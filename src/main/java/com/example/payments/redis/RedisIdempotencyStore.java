@@ -1,6 +1,5 @@
 package com.example.payments.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -14,8 +13,16 @@ import com.example.payments.idempotency.Quota;
 import com.example.payments.idempotency.Recorded;
 import com.example.payments.idempotency.RequestIdentities;
 
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
+
+import static com.example.payments.redis.RedisIdempotencyScripts.CLAIM;
+import static com.example.payments.redis.RedisIdempotencyScripts.RECORD;
+import static com.example.payments.redis.RedisIdempotencyScripts.RELEASE;
+import static com.example.payments.redis.RedisIdempotencyScripts.RENEW;
+import static com.example.payments.redis.RedisIdempotencyScripts.bytes;
+import static com.example.payments.redis.RedisIdempotencyScripts.identity;
+import static com.example.payments.redis.RedisIdempotencyScripts.millis;
+import static com.example.payments.redis.RedisIdempotencyScripts.text;
 
 /**
  * {@link IdempotencyStore} in Redis, shared by every replica: a retry that lands on another replica sees the record
@@ -38,131 +45,14 @@ import io.lettuce.core.SetArgs;
  * is a keyed hash and the body holds brand and last four digits. Fencing tokens come from Redis's own clock
  * ({@code TIME}, microseconds) or one more than the key's last token, so they keep growing when Redis restarts
  * empty. If the record-and-complete script itself is refused (an ACL, a read-only replica), the decision is written
- * alone with {@code SET NX GET} and the key is left for the next claim to recover. With {@code idempotency.redis.min-replicas-ack} above 0, a claim and a recording wait for that many
- * replicas; a claim they do not confirm is released again and refused ({@link UnavailableException}).
+ * alone with {@code SET NX GET} and the key is left for the next claim to recover. With
+ * {@code idempotency.redis.min-replicas-ack} above 0, a claim and a recording wait for that many replicas; a claim
+ * they do not confirm is released again and refused ({@link UnavailableException}).
  *
- * <p>Size: each store operation is a script call plus the mapping of its reply, all on one connection.
+ * <p>This class builds each operation's keys, runs its script ({@link RedisIdempotencyScripts}, where the scripts and
+ * their argument encoding live) and maps the reply to the store's result.
  */
 public final class RedisIdempotencyStore implements IdempotencyStore {
-
-    // Shared by the scripts: Redis's clock in ms, and a sorted set's TTL raised to cover a member's score.
-    private static final String NOW_MS = """
-            local function now_ms()
-              local t = redis.call('TIME')
-              return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-            end
-            local function cover(key, ms)
-              if redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, ms) end
-            end
-            """;
-
-    // KEYS: record, decision per identity..., in-flight set, records set. ARGV: lease, fingerprint per identity...,
-    // max in flight, max records.
-    private static final LuaScript CLAIM = LuaScript.of("claim", NOW_MS + """
-            local n = #KEYS - 3
-            local inflight, records = KEYS[n + 2], KEYS[n + 3]
-            local rec = redis.call('HMGET', KEYS[1], 'fingerprint', 'state', 'token')
-            local matched = nil
-            if rec[1] then
-              for i = 1, n do
-                if rec[1] == ARGV[i + 1] then matched = i end
-              end
-              if not matched then return {'mismatch'} end
-            end
-            for i = 1, n do
-              if not matched or i == matched then
-                local body = redis.call('GET', KEYS[i + 1])
-                if body then
-                  if rec[2] == 'completed' then return {'replay', i, body} end
-                  redis.call('HSET', KEYS[1], 'fingerprint', ARGV[i + 1], 'state', 'completed',
-                             'token', rec[3] or '0')
-                  local ttl = redis.call('PTTL', KEYS[i + 1])
-                  if ttl > 0 then
-                    redis.call('PEXPIRE', KEYS[1], ttl)
-                    redis.call('ZREM', inflight, KEYS[1])
-                    redis.call('ZADD', records, now_ms() + ttl, KEYS[1])
-                    cover(records, ttl)
-                  end
-                  return {'recovered', i, body}
-                end
-              end
-            end
-            if rec[2] == 'in_flight' then return {'in_flight'} end
-            local now = now_ms()
-            local lease = tonumber(ARGV[1])
-            redis.call('ZREMRANGEBYSCORE', inflight, '-inf', now)
-            redis.call('ZREMRANGEBYSCORE', records, '-inf', now)
-            local adds_in_flight = redis.call('ZSCORE', inflight, KEYS[1]) and 0 or 1
-            local adds_record = redis.call('ZSCORE', records, KEYS[1]) and 0 or 1
-            if redis.call('ZCARD', inflight) + adds_in_flight > tonumber(ARGV[n + 2]) then
-              return {'over_quota', 'in_flight'}
-            end
-            if redis.call('ZCARD', records) + adds_record > tonumber(ARGV[n + 3]) then
-              return {'over_quota', 'records'}
-            end
-            local t = redis.call('TIME')
-            local token = tonumber(t[1]) * 1000000 + tonumber(t[2])
-            local previous = tonumber(rec[3] or '0')
-            if token <= previous then token = previous + 1 end
-            local identity = matched or 1
-            local text = string.format('%.0f', token)
-            redis.call('HSET', KEYS[1], 'fingerprint', ARGV[identity + 1], 'state', 'in_flight', 'token', text)
-            redis.call('PEXPIRE', KEYS[1], lease)
-            redis.call('ZADD', inflight, now + lease, KEYS[1])
-            redis.call('ZADD', records, now + lease, KEYS[1])
-            cover(inflight, lease)
-            cover(records, lease)
-            return {'acquired', identity, text}
-            """, ScriptOutputType.MULTI);
-
-    // KEYS: record, in-flight set, records set. ARGV: token, lease.
-    private static final LuaScript RENEW = LuaScript.of("renew", NOW_MS + """
-            local r = redis.call('HMGET', KEYS[1], 'state', 'token')
-            if r[1] == 'in_flight' and r[2] == ARGV[1] then
-              local lease = tonumber(ARGV[2])
-              local until_ms = now_ms() + lease
-              redis.call('ZADD', KEYS[2], 'XX', until_ms, KEYS[1])
-              redis.call('ZADD', KEYS[3], 'XX', until_ms, KEYS[1])
-              cover(KEYS[2], lease)
-              cover(KEYS[3], lease)
-              return redis.call('PEXPIRE', KEYS[1], lease)
-            end
-            return 0
-            """, ScriptOutputType.INTEGER);
-
-    // KEYS: record, decision, in-flight set, records set. ARGV: token, fingerprint, body, retention.
-    private static final LuaScript RECORD = LuaScript.of("record", NOW_MS + """
-            local inserted = 1
-            local winner = ARGV[3]
-            if not redis.call('SET', KEYS[2], ARGV[3], 'NX', 'PX', ARGV[4]) then
-              inserted = 0
-              winner = redis.call('GET', KEYS[2]) or ARGV[3]
-            end
-            local r = redis.call('HMGET', KEYS[1], 'state', 'token')
-            local completed = 0
-            if not r[1] or (r[1] == 'in_flight' and r[2] == ARGV[1]) then
-              redis.call('HSET', KEYS[1], 'fingerprint', ARGV[2], 'state', 'completed', 'token', ARGV[1])
-              local ttl = redis.call('PTTL', KEYS[2])
-              if ttl <= 0 then ttl = tonumber(ARGV[4]) end
-              redis.call('PEXPIRE', KEYS[1], ttl)
-              redis.call('ZREM', KEYS[3], KEYS[1])
-              redis.call('ZADD', KEYS[4], now_ms() + ttl, KEYS[1])
-              cover(KEYS[4], ttl)
-              completed = 1
-            end
-            return {inserted, completed, winner}
-            """, ScriptOutputType.MULTI);
-
-    // KEYS: record, in-flight set, records set. ARGV: token.
-    private static final LuaScript RELEASE = LuaScript.of("release", """
-            local r = redis.call('HMGET', KEYS[1], 'state', 'token')
-            if r[1] == 'in_flight' and r[2] == ARGV[1] then
-              redis.call('ZREM', KEYS[2], KEYS[1])
-              redis.call('ZREM', KEYS[3], KEYS[1])
-              return redis.call('DEL', KEYS[1])
-            end
-            return 0
-            """, ScriptOutputType.INTEGER);
 
     private final RedisConnection redis;
     private final String prefix;
@@ -180,7 +70,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * @return the store
      */
     public static RedisIdempotencyStore create(RedisConnection redis) {
-        redis.preload(List.of(CLAIM, RENEW, RECORD, RELEASE));
+        redis.preload(RedisIdempotencyScripts.ALL);
         return new RedisIdempotencyStore(redis);
     }
 
@@ -199,7 +89,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         keys[n + 2] = recordsSet(lookupKey);
         args[n + 1] = bytes(Integer.toString(quota.maxInFlight()));
         args[n + 2] = bytes(Integer.toString(quota.maxRecords()));
-        ReplicatedWrites.Result result = redis.evalReplicated(CLAIM, RedisIdempotencyStore::claimWrote, keys, args);
+        ReplicatedWrites.Result result = redis.evalReplicated(CLAIM, RedisIdempotencyScripts::claimWrote, keys, args);
         List<?> reply = (List<?>) result.reply();
         String outcome = text(reply.get(0));
         if (!result.confirmed() && outcome.equals("acquired")) {
@@ -242,7 +132,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                          recordsSet(lookupKey)};
         ReplicatedWrites.Result result;
         try {
-            result = redis.evalReplicated(RECORD, RedisIdempotencyStore::recordWrote, keys,
+            result = redis.evalReplicated(RECORD, RedisIdempotencyScripts::recordWrote, keys,
                                           bytes(Long.toString(token)), bytes(identity.fingerprint()), decision.body(),
                                           millis(retention));
         } catch (UnavailableException e) {
@@ -316,31 +206,5 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private String decisionKey(DecisionKey key) {
         return prefix + key.kind() + ":" + key.id();
-    }
-
-    private static boolean claimWrote(Object reply) {
-        String outcome = text(((List<?>) reply).get(0));
-        return outcome.equals("acquired") || outcome.equals("recovered");
-    }
-
-    private static boolean recordWrote(Object reply) {
-        List<?> values = (List<?>) reply;
-        return (Long) values.get(0) == 1L || (Long) values.get(1) == 1L;
-    }
-
-    private static int identity(Object oneBased) {
-        return (int) ((Long) oneBased - 1);
-    }
-
-    private static byte[] bytes(String value) {
-        return value.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static byte[] millis(Duration duration) {
-        return bytes(String.valueOf(Math.max(1, duration.toMillis())));
-    }
-
-    private static String text(Object value) {
-        return value == null ? "" : new String((byte[]) value, StandardCharsets.UTF_8);
     }
 }
