@@ -47,6 +47,7 @@ import com.example.payments.idempotency.RequestIdentities;
 import com.example.payments.lifecycle.InFlightCountingFilter;
 import com.example.payments.lifecycle.PeriodicWorker;
 import com.example.payments.lifecycle.ShutdownSequence;
+import com.example.payments.lifecycle.ShutdownSequenceBuilder;
 import com.example.payments.lifecycle.Signals;
 import com.example.payments.logging.Logging;
 import com.example.payments.observability.AccessLog;
@@ -314,7 +315,7 @@ public final class Main {
         resources.put("jvm-metrics", jvm);
         resources.putAll(backends.resources());
         resources.putAll(issuer.resources());
-        ShutdownSequence.Builder sequence = ShutdownSequence.builder()
+        ShutdownSequenceBuilder sequence = ShutdownSequence.builder()
                 .settings(settings.shutdown())
                 .state(state)
                 .servers(business, health)
