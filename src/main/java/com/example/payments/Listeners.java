@@ -35,6 +35,8 @@ final class Listeners {
     static final long MAX_PAYLOAD_BYTES = 16 * 1024;
     /** Path of the OpenAPI document on the health listener. */
     static final String OPENAPI_PATH = "/openapi";
+    /** The loopback prober's route on the business listener: public, neither logged by the access log nor traced. */
+    static final String PING = "/ping";
 
     private Listeners() {
     }
@@ -145,7 +147,7 @@ final class Listeners {
         } else if (host.contains(":") && !host.startsWith("[")) {
             host = "[" + host + "]";
         }
-        return URI.create("http://" + host + ":" + port + "/ping");
+        return URI.create("http://" + host + ":" + port + PING);
     }
 
     // Helidon logs a failed bind and carries on with port -1: a process that serves half its listeners (or none)

@@ -36,7 +36,7 @@ import io.opentelemetry.sdk.trace.export.SpanExporter;
  */
 final class TestService implements AutoCloseable {
 
-    private final Main.Running running;
+    private final Running running;
     private final OpenApiContract.Registration contract;
     private final Leftovers.Handle tracked;
 
@@ -49,7 +49,7 @@ final class TestService implements AutoCloseable {
      */
     private static final AtomicInteger RUNNING = new AtomicInteger();
 
-    private TestService(Main.Running running) {
+    private TestService(Running running) {
         this.running = running;
         RUNNING.incrementAndGet();
         this.contract = OpenApiContract.businessListener(running.business().port(), running.business()::isRunning);
@@ -157,7 +157,7 @@ final class TestService implements AutoCloseable {
                 .build();
     }
 
-    Main.Running running() {
+    Running running() {
         return running;
     }
 

@@ -1,7 +1,6 @@
 package com.example.payments.lifecycle;
 
 import java.lang.System.Logger.Level;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -39,7 +38,7 @@ import io.helidon.webserver.WebServer;
  * long before the signal). Nothing interrupts an in-flight request before the drain timeout. The hard deadline,
  * created at the signal, halts the process with status 1 and names the phase that hung.
  *
- * <p>Size: the phases above run in order here, one method each; splitting them would hide the order.
+ * <p>The phases above run in order here, one method each; {@link ShutdownSequenceBuilder} collects the parts.
  */
 public final class ShutdownSequence {
 
@@ -59,7 +58,8 @@ public final class ShutdownSequence {
     private final AtomicBoolean started = new AtomicBoolean();
     private volatile PhaseClock clock;
 
-    private ShutdownSequence(Builder builder) {
+    // Through ShutdownSequenceBuilder#build: the required parts checked here, the lists copied.
+    ShutdownSequence(ShutdownSequenceBuilder builder) {
         this.settings = Objects.requireNonNull(builder.settings, "settings");
         this.state = Objects.requireNonNull(builder.state, "state");
         this.business = Objects.requireNonNull(builder.business, "business server");
@@ -79,8 +79,8 @@ public final class ShutdownSequence {
      *
      * @return builder
      */
-    public static Builder builder() {
-        return new Builder();
+    public static ShutdownSequenceBuilder builder() {
+        return new ShutdownSequenceBuilder();
     }
 
     /**
@@ -179,139 +179,5 @@ public final class ShutdownSequence {
         private int cutOff;
         private long released;
         private List<String> abandoned = List.of();
-    }
-
-    /** Builder of {@link ShutdownSequence}. */
-    public static final class Builder {
-        private ShutdownSettings settings;
-        private HealthState state;
-        private WebServer business;
-        private WebServer health;
-        private InFlightCountingFilter inFlight;
-        private IntSupplier closeHalfSent = () -> 0;
-        private IdempotencyRegistry registry;
-        private MeterRegistry meters;
-        private final List<PeriodicWorker> workers = new ArrayList<>();
-        private final List<Map.Entry<String, AutoCloseable>> atDrain = new ArrayList<>();
-        private final List<Map.Entry<String, AutoCloseable>> resources = new ArrayList<>();
-
-        private Builder() {
-        }
-
-        /**
-         * @param settings {@code shutdown.*}
-         * @return this builder
-         */
-        public Builder settings(ShutdownSettings settings) {
-            this.settings = settings;
-            return this;
-        }
-
-        /**
-         * @param state where draining is set
-         * @return this builder
-         */
-        public Builder state(HealthState state) {
-            this.state = state;
-            return this;
-        }
-
-        /**
-         * @param business the business server (drained)
-         * @param health   the health server (closed last)
-         * @return this builder
-         */
-        public Builder servers(WebServer business, WebServer health) {
-            this.business = business;
-            this.health = health;
-            return this;
-        }
-
-        /**
-         * @param inFlight the business listener's in-flight counter, which the drain waits on
-         * @return this builder
-         */
-        public Builder inFlight(InFlightCountingFilter inFlight) {
-            this.inFlight = inFlight;
-            return this;
-        }
-
-        /**
-         * @param closeHalfSent closes the business connections still sending a request head when the drain begins
-         *                      (nothing is in flight on them) and returns how many; default: none
-         * @return this builder
-         */
-        public Builder halfSentRequests(IntSupplier closeHalfSent) {
-            this.closeHalfSent = closeHalfSent;
-            return this;
-        }
-
-        /**
-         * @param registry idempotency registry whose held keys are released after the drain
-         * @return this builder
-         */
-        public Builder registry(IdempotencyRegistry registry) {
-            this.registry = registry;
-            return this;
-        }
-
-        /**
-         * @param meters where {@code shutdown_duration_seconds} goes
-         * @return this builder
-         */
-        public Builder meters(MeterRegistry meters) {
-            this.meters = meters;
-            return this;
-        }
-
-        /**
-         * @param worker a background worker stopped in the cleanup phase, before the resources close
-         * @return this builder
-         */
-        public Builder addWorker(PeriodicWorker worker) {
-            workers.add(worker);
-            return this;
-        }
-
-        /**
-         * @param name     name for the log
-         * @param resource closed in the cleanup phase, in parallel with the others
-         * @return this builder
-         */
-        public Builder addResource(String name, AutoCloseable resource) {
-            resources.add(Map.entry(name, resource));
-            return this;
-        }
-
-        /**
-         * Adds every {@link ShutdownResource} found on the class path as a resource of the cleanup phase.
-         *
-         * @return this builder
-         */
-        public Builder addDiscoveredResources() {
-            ShutdownResource.discover().forEach(resource -> addResource(resource.name(), resource));
-            return this;
-        }
-
-        /**
-         * @param name     name for the log
-         * @param observer closed when the drain begins, because it observes the business listener the drain closes
-         *                 (the loopback prober would otherwise log a failure for every probe until the cleanup)
-         * @return this builder
-         */
-        public Builder closeWhenDrainBegins(String name, AutoCloseable observer) {
-            atDrain.add(Map.entry(name, observer));
-            return this;
-        }
-
-        /**
-         * Builds the sequence.
-         *
-         * @return the sequence
-         * @throws NullPointerException when a required part is missing
-         */
-        public ShutdownSequence build() {
-            return new ShutdownSequence(this);
-        }
     }
 }
