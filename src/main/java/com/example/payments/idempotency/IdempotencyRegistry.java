@@ -39,8 +39,9 @@ import io.opentelemetry.context.Scope;
  * (when the last successful claim or renewal was sent, plus the lease): {@link #leaseCovers} tells, without a round
  * trip, whether the lease still covers a call. A key stays held until its release succeeded, so whatever a cut-off
  * request could not release is released by the shutdown's key-release phase ({@link #releaseAllHeld}). Store writes
- * run on threads of the registry, never on the request thread: a request interrupted by the end of the drain still
- * records or releases its key. Counts {@code idempotency_requests_total{outcome}},
+ * of a store that blocks ({@link IdempotencyStore#blocks()}) run on threads of the registry, never on the request
+ * thread: a request interrupted by the end of the drain still records or releases its key. Counts
+ * {@code idempotency_requests_total{outcome}},
  * {@code idempotency_keys_released_total{reason}} and {@code idempotency_quota_total{outcome}} ({@code allowed},
  * {@code in_flight_exceeded}, {@code records_exceeded}: each claim that took a key anew, or that the merchant's
  * {@link Quota} refused).
@@ -101,7 +102,7 @@ public final class IdempotencyRegistry implements AutoCloseable {
     private IdempotencyRegistry(IdempotencyStore store, Duration lease, Duration retention, Duration recordBound,
                                 Quota quota, MeterRegistry meters) {
         this.store = store;
-        this.storeBlocks = !(store instanceof InMemoryIdempotencyStore);
+        this.storeBlocks = store.blocks();
         this.lease = lease;
         this.retention = retention;
         this.recordBound = recordBound;
@@ -361,8 +362,8 @@ public final class IdempotencyRegistry implements AutoCloseable {
         }
     }
 
-    // A store in this process's memory neither blocks nor notices an interrupt: its calls run on the request thread.
-    // Every other one (a client library over the network) gets the hop below.
+    // A store that does not block (in this process's memory) does not notice an interrupt either: its calls run on
+    // the request thread. Every other one (a client library over the network) gets the hop below.
     //
     // A store call bounded by the store's own timeouts, run on a virtual thread of its own and waited for without
     // giving in to interrupts: an interrupted thread makes Lettuce fail at once ("Command interrupted"), and a key

@@ -205,6 +205,16 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     }
 
     /**
+     * Never blocks: every call works on this process's memory.
+     *
+     * @return {@code false}: calls run on the request's own thread
+     */
+    @Override
+    public boolean blocks() {
+        return false;
+    }
+
+    /**
      * Drops every expired record and decision (lapsed leases, responses and decisions past retention). Costs what
      * came due since the last sweep, not what the store holds.
      *
