@@ -37,7 +37,6 @@ import com.example.payments.http.ConnectionCloseFilter;
 import com.example.payments.http.HeaderFieldsFilter;
 import com.example.payments.http.RequestDeadlines;
 import com.example.payments.http.RequestIdFilter;
-import com.example.payments.http.RequestMetricsFilter;
 import com.example.payments.http.RequestTargetFilter;
 import com.example.payments.http.ResponseBodies;
 import com.example.payments.idempotency.IdempotencyRegistry;
@@ -52,6 +51,7 @@ import com.example.payments.logging.Logging;
 import com.example.payments.observability.AccessLog;
 import com.example.payments.observability.BuildInfo;
 import com.example.payments.observability.JvmMetrics;
+import com.example.payments.observability.RequestMetricsFilter;
 import com.example.payments.observability.Tracing;
 import com.example.payments.observability.TracingFilter;
 

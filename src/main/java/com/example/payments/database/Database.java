@@ -11,8 +11,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.example.payments.config.ConfigurationException;
-import com.example.payments.http.RequestMetricsFilter;
 import com.example.payments.idempotency.IdempotencyStore.UnavailableException;
+import com.example.payments.observability.LatencyBuckets;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -282,7 +282,7 @@ public final class Database implements AutoCloseable {
                                           .tags(List.of(Tag.create("statement", statement)))
                                           .description("Database call duration, pool wait included, per statement")
                                           .percentiles(new double[0])
-                                          .buckets(RequestMetricsFilter.latencyBuckets()));
+                                          .buckets(LatencyBuckets.bounds()));
     }
 
     private void registerMeters() {
