@@ -18,7 +18,6 @@ import com.example.payments.health.HealthService;
 import com.example.payments.health.HealthState;
 import com.example.payments.health.LoopbackProber;
 import com.example.payments.http.RequestDeadlines;
-import com.example.payments.http.RequestMetricsFilter;
 import com.example.payments.lifecycle.InFlightCountingFilter;
 import com.example.payments.lifecycle.PeriodicWorker;
 import com.example.payments.lifecycle.ShutdownSequence;
@@ -26,6 +25,7 @@ import com.example.payments.lifecycle.ShutdownSequenceBuilder;
 import com.example.payments.lifecycle.Signals;
 import com.example.payments.logging.Logging;
 import com.example.payments.observability.AccessLog;
+import com.example.payments.observability.RequestMetricsFilter;
 import com.example.payments.observability.Tracing;
 
 import io.helidon.config.Config;

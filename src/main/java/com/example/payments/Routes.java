@@ -18,10 +18,10 @@ import com.example.payments.http.ConnectionCloseFilter;
 import com.example.payments.http.HeaderFieldsFilter;
 import com.example.payments.http.RequestDeadlines;
 import com.example.payments.http.RequestIdFilter;
-import com.example.payments.http.RequestMetricsFilter;
 import com.example.payments.http.RequestTargetFilter;
 import com.example.payments.http.ResponseBodies;
 import com.example.payments.lifecycle.InFlightCountingFilter;
+import com.example.payments.observability.RequestMetricsFilter;
 import com.example.payments.observability.TracingFilter;
 
 import io.helidon.http.HeaderNames;

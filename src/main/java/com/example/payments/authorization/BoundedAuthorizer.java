@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import com.example.payments.http.RequestIds;
-import com.example.payments.http.RequestMetricsFilter;
+import com.example.payments.observability.LatencyBuckets;
 import com.example.payments.observability.Tracing;
 
 import io.helidon.metrics.api.Counter;
@@ -277,7 +277,7 @@ final class BoundedAuthorizer implements AutoCloseable {
                                                .tags(tags)
                                                .description("Duration of each authorizer call, up to its timeout")
                                                .percentiles(new double[0])
-                                               .buckets(RequestMetricsFilter.latencyBuckets())));
+                                               .buckets(LatencyBuckets.bounds())));
         }
 
         void record(long startNanos) {

@@ -8,6 +8,7 @@ import java.util.Optional;
 
 import com.example.payments.config.ConfigurationException;
 import com.example.payments.idempotency.IdempotencyStore.UnavailableException;
+import com.example.payments.observability.LatencyBuckets;
 
 import io.helidon.metrics.api.MeterRegistry;
 

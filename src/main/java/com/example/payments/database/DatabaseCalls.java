@@ -9,7 +9,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import com.example.payments.http.RequestMetricsFilter;
+import com.example.payments.observability.LatencyBuckets;
 import com.example.payments.idempotency.IdempotencyStore.UnavailableException;
 
 import io.helidon.metrics.api.Counter;
@@ -110,6 +110,6 @@ final class DatabaseCalls {
                                           .tags(List.of(Tag.create("statement", statement)))
                                           .description("Database call duration, pool wait included, per statement")
                                           .percentiles(new double[0])
-                                          .buckets(RequestMetricsFilter.latencyBuckets()));
+                                          .buckets(LatencyBuckets.bounds()));
     }
 }

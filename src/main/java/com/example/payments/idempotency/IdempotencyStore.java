@@ -93,6 +93,20 @@ public interface IdempotencyStore extends AutoCloseable {
      */
     Optional<Decision> findDecision(DecisionKey key);
 
+    /**
+     * Whether a call may block: network I/O, a wait for a lock or a connection. The registry makes the writes of a
+     * store that blocks on a virtual thread of its own, waited for without giving in to interrupts, so that a request
+     * thread interrupted by the end of the drain still records or releases its key (a client library fails at once on
+     * an interrupted thread). A store that cannot block (it works in this process's memory, and does not notice an
+     * interrupt) is called on the request's own thread, without the hop.
+     *
+     * @return {@code true} (the default, and Redis and PostgreSQL) to make every write off the request thread;
+     *         {@code false} for the in-memory store
+     */
+    default boolean blocks() {
+        return true;
+    }
+
     @Override
     default void close() {
     }

@@ -1,10 +1,12 @@
-package com.example.payments.http;
+package com.example.payments.observability;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+
+import com.example.payments.http.ProblemDirectHandler;
 
 import io.helidon.metrics.api.MeterRegistry;
 import io.helidon.metrics.api.Tag;
@@ -19,14 +21,9 @@ import io.helidon.webserver.http.RoutingResponse;
  * {@code route} tag is the matched route template ({@code /v1/authorizations/{id}}), never the raw path, so the
  * number of series stays bounded; unmatched requests are tagged {@code unmatched}, and methods outside the HTTP
  * standard ones {@code other}. Answers written before routing (a request that could not be read) are recorded through
- * {@link #unrouted()}, tagged {@code unmatched}, with a duration of 0 s.
+ * {@link #unrouted()}, tagged {@code unmatched}, with a duration of 0 s. Buckets: {@link LatencyBuckets}.
  */
 public final class RequestMetricsFilter implements Filter {
-
-    private static final Duration[] BUCKETS = {
-            Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50),
-            Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1),
-            Duration.ofMillis(2500), Duration.ofSeconds(5), Duration.ofSeconds(10)};
 
     // Any client can send any method token: only these become tag values, so the number of series stays bounded.
     private static final Set<String> KNOWN_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
@@ -52,16 +49,6 @@ public final class RequestMetricsFilter implements Filter {
      */
     public static RequestMetricsFilter create(MeterRegistry meters) {
         return new RequestMetricsFilter(meters);
-    }
-
-    /**
-     * The histogram buckets of request durations, 5 ms to 10 s, shared with other latency histograms so that a
-     * dashboard can put them side by side.
-     *
-     * @return a copy of the bucket bounds
-     */
-    public static Duration[] latencyBuckets() {
-        return BUCKETS.clone();
     }
 
     /**
@@ -99,6 +86,6 @@ public final class RequestMetricsFilter implements Filter {
                                                         Tag.create("status", String.valueOf(series.status()))))
                                           .description("Business request duration")
                                           .percentiles(new double[0])
-                                          .buckets(BUCKETS));
+                                          .buckets(LatencyBuckets.bounds()));
     }
 }
