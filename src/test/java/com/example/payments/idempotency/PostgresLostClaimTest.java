@@ -71,6 +71,50 @@ class PostgresLostClaimTest {
         }
     }
 
+    /**
+     * The merchant's in-flight count goes with the lost claim, while its issuer call is still running: the quota
+     * ("exact: not one request over the quota") then admits another request on top of it.
+     */
+    @Test
+    void aClaimInFlightBeforeADatabaseCrashStillCountsAgainstTheQuota() throws Exception {
+        PostgresServer.assumeInstalled();
+        try (PostgresServer server = PostgresServer.start()) {
+            try (Connection sql = server.connect(); Statement statement = sql.createStatement()) {
+                statement.execute("ALTER SYSTEM SET wal_writer_delay = '10s'");
+                statement.execute("SELECT pg_reload_conf()");
+            }
+            DatabaseSettings settings = new DatabaseSettings(server.url(), Optional.of(PostgresServer.USER),
+                                                             Optional.empty(), 2, Duration.ofSeconds(2),
+                                                             Duration.ofSeconds(1), Duration.ofSeconds(5),
+                                                             Optional.empty());
+            try (Database database = Database.open(settings, Services.get(MetricsFactory.class).globalRegistry())) {
+                PostgresIdempotencyStore store = PostgresIdempotencyStore.systemOfRecord(database, Duration.ofDays(7));
+                String merchant = "m_" + UUID.randomUUID();
+                Quota oneInFlight = new Quota(1, 1000);
+                Thread.sleep(1000);
+                assertThat(store.claim(key(merchant), List.of(identity()), LEASE, oneInFlight),
+                           instanceOf(Claim.Acquired.class));
+                server.kill();
+                server.restart();
+                Claim second = null;
+                long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                while (second == null && System.nanoTime() < deadline) {
+                    try {
+                        second = store.claim(key(merchant), List.of(identity()), LEASE, oneInFlight);
+                    } catch (IdempotencyStore.UnavailableException e) {
+                        Thread.sleep(200);
+                    }
+                }
+                assertThat("a second request in flight for a merchant allowed one", second,
+                           instanceOf(Claim.OverQuota.class));
+            }
+        }
+    }
+
+    private static String key(String merchant) {
+        return RequestIdentities.lookupKey("authorize", merchant, new IdempotencyKey(UUID.randomUUID().toString()));
+    }
+
     private static Identity identity() {
         String id = UUID.randomUUID().toString();
         return new Identity(id.replace("-", "").repeat(2), "att_" + id, new DecisionKey("lost-claim-test", id));
