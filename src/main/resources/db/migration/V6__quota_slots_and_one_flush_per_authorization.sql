@@ -1,4 +1,4 @@
--- One merchant's requests no longer queue on one row, and a new authorization waits for one WAL flush, not four.
+-- One merchant's requests no longer queue on one row, and a new authorization waits for two WAL flushes, not four.
 --
 -- Quota counts: merchant_quotas (V1) was one row per merchant that every claim and every recording of that merchant
 -- updated, so its row lock, held until the COMMIT's WAL flush, serialized the merchant at the disk's pace. Counts now
@@ -6,16 +6,13 @@
 -- recording never waits for another one's flush), and a merchant's counts are the sum of its slots plus its
 -- merchant_quotas row, which keeps what it counted before this version (a slot may go negative: only the sum is a
 -- count). The quota stays exact: a claim that would add to the counts takes the merchant's advisory lock, then sums
--- and counts, so check-and-count is one step; that lock is held by claims only, and a claim commits without waiting
--- for a flush (below), so claims of one merchant queue for microseconds, never for the disk.
+-- and counts, so check-and-count is one step; that lock is held by claims only (until the claim's commit is
+-- flushed), never by a recording, so a merchant's recordings never wait for each other.
 
--- Flushes: a claim commits asynchronously (synchronous_commit off for its transaction): a crash of the database
--- may lose the last claims, never a decision, since the recording that follows a claim commits durably, and WAL is
--- flushed in order, so a durable recording makes every claim before it durable too. A lost claim is what a lost
--- Redis claim is: the retry claims again and sends the same attempt id (the issuer deduplicates it), and a late
--- recording of the lost claim's holder records its decision and authorization row (fencing refuses only its
--- completion). The binding of the key (V2) is written by the claim itself, and the authorization row by the
--- recording of its decision: two round trips per authorization, one of them flushed.
+-- Flushes: the claim and the recording each commit durably. The claim writes the key's binding to its request and
+-- the merchant's in-flight count; a claim lost in a crash of the database would let another request body under the
+-- same key be authorized too, and free quota that a running call still uses, so it waits for its flush like the
+-- recording. The authorization row is written by the recording of its decision: two round trips per authorization.
 --
 -- Releases running the previous version's functions keep working: idempotency_claim and idempotency_count are
 -- replaced so that they count in slots too, and nothing they wrote before is moved.
@@ -82,7 +79,6 @@ DECLARE
     new_token  bigint;
     chosen     integer;
 BEGIN
-    PERFORM set_config('synchronous_commit', 'off', true);
     -- Fast path without the key's lock: the answers that write nothing (mismatch, replay, in flight).
     now_ts := clock_timestamp();
     SELECT * INTO rec FROM idempotency_records r WHERE r.lookup_key = p_lookup_key;

@@ -32,14 +32,12 @@ import com.example.payments.idempotency.Recorded;
  * <p>Each operation is one statement, a call of a PL/pgSQL function that runs as one transaction: one round trip
  * for the claim (claim-or-recover: mismatch, else a recorded decision, else in flight, else the key's binding, else
  * the merchant's quota, else acquire) and one for the recording (the decision, its authorization row and the
- * completion of the key). The claim commits asynchronously ({@code synchronous_commit} off for its transaction): a
- * crash of the database may lose it, never the recording after it, which commits durably and with it every claim
- * before it; a lost claim is handled as a lost Redis claim is (the retry sends the same attempt id; a late recording
- * still commits its decision and authorization row, fencing refuses only its completion). A completion refused by
- * the fencing token is not an error. Claims and recordings of one key are serialized by a transaction-scoped
- * advisory lock on the key; claims of one merchant are not serialized: the quota check reads the committed counts,
- * so concurrent claims of one merchant may exceed its quota by at most their number minus one (bounded by the
- * connections of all replicas, {@code docs/backends.md}). Tokens are the database clock in microseconds, or one more
+ * completion of the key), each committed durably: the claim writes the key's binding to its request and the
+ * merchant's in-flight count, which a crash must not lose (another body under the key would be authorized too). A
+ * completion refused by the fencing token is not an error. Claims and recordings of one key are serialized by a
+ * transaction-scoped advisory lock on the key; a claim that adds to a merchant's counts takes the merchant's advisory
+ * lock, so the quota is exact across replicas (counts spread over slot rows, migration V6;
+ * {@code docs/backends.md}). Tokens are the database clock in microseconds, or one more
  * than the key's last token. Every call is bounded ({@link DatabaseSettings#worstCall()}).
  *
  * <p>This class is the store's operations: which statement each runs through {@link Database#call} (its name in the
