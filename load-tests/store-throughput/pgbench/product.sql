@@ -1,5 +1,5 @@
 -- POST /v1/authorizations as the service sends it to PostgreSQL (PostgresIdempotencyStore): the claim (which binds
--- the key and counts it for the merchant, committed asynchronously), then the recording of the decision with its
+-- the key and counts it for the merchant, committed durably), then the recording of the decision with its
 -- authorization row (committed durably). Merchant m_lt_1 .. m_lt_<merchants> (pgbench -D merchants=N): 1 is one
 -- merchant alone. Needs the service's schema (the service migrated it).
 \set n random(1, 9223372036854775806)
