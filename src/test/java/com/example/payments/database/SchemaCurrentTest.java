@@ -58,6 +58,32 @@ class SchemaCurrentTest {
         }
     }
 
+    /**
+     * An applied migration whose checksum no longer matches (a shipped file edited after it ran, or the history row
+     * changed) is refused, as Flyway's validation refused it before the fast path: readiness stays 503 naming
+     * {@code database} instead of a replica serving on a schema its files do not describe.
+     */
+    @Test
+    void anAppliedMigrationWhoseChecksumChangedIsStillRefused() throws Exception {
+        PostgresServer.assumeInstalled();
+        try (PostgresServer server = PostgresServer.start();
+             Connection sql = server.connect()) {
+            DatabaseSettings settings = new DatabaseSettings(server.url(), Optional.of(PostgresServer.USER),
+                    Optional.empty(), 2, Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(2),
+                    Optional.empty());
+            try (Migrations first = Migrations.create(settings, Duration.ofDays(7))) {
+                assertThat(first.migrate().isEmpty(), is(true));
+            }
+            try (Statement statement = sql.createStatement()) {
+                statement.execute("UPDATE flyway_schema_history SET checksum = checksum + 1 WHERE version = '6'");
+            }
+            try (Migrations next = Migrations.create(settings, Duration.ofDays(7))) {
+                assertThat("Flyway's validation refuses a changed checksum", next.migrate().isPresent(), is(true));
+                assertThat(next.done(), is(false));
+            }
+        }
+    }
+
     private static long count(Connection sql, String query) throws Exception {
         try (Statement statement = sql.createStatement(); ResultSet row = statement.executeQuery(query)) {
             row.next();
