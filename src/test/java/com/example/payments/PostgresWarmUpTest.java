@@ -70,6 +70,39 @@ class PostgresWarmUpTest {
         }
     }
 
+    /**
+     * A database that answers but refuses every write (a read-only standby behind the URL, or
+     * {@code default_transaction_read_only}): every sandbox request fails, so the replica cannot serve on the real
+     * store, and readiness must not answer 200 ("readiness never answers 200 before the replica can serve on the real
+     * store").
+     */
+    @Test
+    void aDatabaseThatRefusesEveryWriteIsNotReady() throws Exception {
+        PostgresServer.assumeInstalled();
+        try (PostgresServer postgres = PostgresServer.start()) {
+            org.flywaydb.core.Flyway.configure().dataSource(postgres.url(), PostgresServer.USER, null)
+                    .locations("classpath:db/migration")
+                    .placeholders(Map.of("validity_ms", "604800000"))
+                    .load().migrate();
+            try (Connection sql = postgres.connect(); Statement statement = sql.createStatement()) {
+                statement.execute("DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_read_only "
+                                  + "= on', current_database()); END $$");
+            }
+            try (TestService service = TestService.start(Map.of("idempotency.store", "postgres",
+                                                                "database.url", postgres.url(),
+                                                                "database.username", PostgresServer.USER,
+                                                                "database.pool-size", String.valueOf(POOL),
+                                                                "warm-up.requests", String.valueOf(REQUESTS),
+                                                                "warm-up.timeout", "PT60S"))) {
+                assertThat("every sandbox request failed", service.metric("warm_up_requests_total",
+                                                                          Map.of("outcome", "failed")),
+                           greaterThan(0.0));
+                assertThat("a replica that cannot write is not ready",
+                           service.get(service.health("/health/ready")).statusCode(), is(503));
+            }
+        }
+    }
+
     // By the time startup is complete (TestService waited for it).
     private static void assertWarmedWritingNothing(TestService service, PostgresServer postgres) throws Exception {
         try (Connection sql = postgres.connect()) {
