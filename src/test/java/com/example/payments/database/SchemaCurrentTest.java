@@ -4,6 +4,8 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -81,6 +83,29 @@ class SchemaCurrentTest {
                 assertThat("Flyway's validation refuses a changed checksum", next.migrate().isPresent(), is(true));
                 assertThat(next.done(), is(false));
             }
+        }
+    }
+
+    /** The fast path's checksum of each shipped file is the one Flyway stored when it applied it. */
+    @Test
+    void theShippedChecksumsAreThoseFlywayRecords() throws Exception {
+        PostgresServer.assumeInstalled();
+        try (PostgresServer server = PostgresServer.start();
+             Connection sql = server.connect()) {
+            Flyway.configure().dataSource(server.url(), PostgresServer.USER, null)
+                    .locations("classpath:db/migration")
+                    .placeholders(Map.of("validity_ms", "604800000"))
+                    .load().migrate();
+            Map<String, Integer> recorded = new HashMap<>();
+            try (Statement statement = sql.createStatement();
+                 ResultSet rows = statement.executeQuery("SELECT version, checksum FROM flyway_schema_history "
+                                                         + "WHERE version IS NOT NULL")) {
+                while (rows.next()) {
+                    recorded.put(rows.getString(1), rows.getInt(2));
+                }
+            }
+            assertThat(SchemaVersions.shipped().isEmpty(), is(false));
+            assertThat(SchemaVersions.shipped(), is(recorded));
         }
     }
 
