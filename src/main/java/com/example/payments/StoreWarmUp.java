@@ -17,7 +17,9 @@ import io.opentelemetry.context.Scope;
  * before the replica can serve on the real store.
  * <ol>
  *     <li>Wait until the schema is migrated and the pool holds {@code database.pool-size} connections (HikariCP
- *     opens them in the background), polling every 20 ms.</li>
+ *     opens them in the background), polling every 20 ms. A pool that is not full 10 s after the schema is migrated
+ *     (the server's or the role's connection limit is below {@code database.pool-size}) is warmed up on the
+ *     connections it has, with one WARN naming {@code database.pool-size} and the connections it got.</li>
  *     <li>Run the sandbox requests ({@link WarmUp}) on the real pool, every transaction rolled back; with redis, also
  *     {@code min(warm-up.requests, 200)} lookups of decisions that cannot exist in the real Redis (reads only).</li>
  *     <li>Mark the database warm ({@link Database#markWarm}), then complete this part of startup.</li>
@@ -60,9 +62,24 @@ final class StoreWarmUp {
         boolean completed = false;
         try {
             long bound = System.nanoTime() + POOL_WAIT.toNanos();
+            long poolBound = 0;
             while (!database.migrated() || database.poolConnections() < database.settings().poolSize()) {
                 if (stop.getAsBoolean()) {
                     return;
+                }
+                if (database.migrated()) {
+                    if (poolBound == 0) {
+                        poolBound = System.nanoTime() + POOL_WAIT.toNanos();
+                    } else if (System.nanoTime() - poolBound > 0) {
+                        LOGGER.log(Level.WARNING, "Warm-up: the pool holds {0} connections, not "
+                                                  + "database.pool-size={1}, {2} s after the schema was migrated (the "
+                                                  + "server''s or the role''s connection limit?): warming up on the "
+                                                  + "connections it has",
+                                   String.valueOf(database.poolConnections()),
+                                   String.valueOf(database.settings().poolSize()),
+                                   String.valueOf(POOL_WAIT.toSeconds()));
+                        break;
+                    }
                 }
                 if (!completed && (!database.migrated() || System.nanoTime() - bound > 0)) {
                     LOGGER.log(Level.WARNING, "Warm-up waits for the database (schema migrated: {0}, pool {1} of {2} "
