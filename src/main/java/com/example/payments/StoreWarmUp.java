@@ -2,7 +2,9 @@ package com.example.payments;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 import com.example.payments.database.Database;
 import com.example.payments.database.PostgresIdempotencyStore;
@@ -22,7 +24,11 @@ import io.opentelemetry.context.Scope;
  *     connections it has, with one WARN naming {@code database.pool-size} and the connections it got.</li>
  *     <li>Run the sandbox requests ({@link WarmUp}) on the real pool, every transaction rolled back; with redis, also
  *     {@code min(warm-up.requests, 200)} lookups of decisions that cannot exist in the real Redis (reads only).</li>
- *     <li>Mark the database warm ({@link Database#markWarm}), then complete this part of startup.</li>
+ *     <li>Mark the database warm ({@link Database#markWarm}), then complete this part of startup. When no sandbox
+ *     request through the store was answered as expected (e.g. the database refuses writes), the database is not
+ *     marked warm: startup completes, readiness stays 503 naming {@code database} ({@code warm-up failed: <reason>},
+ *     {@link Database#markWarmUpFailed}), one WARN is logged, and the sandbox requests are retried every 5 s in the
+ *     background until they are answered (then ready) or the shutdown begins.</li>
  * </ol>
  * When the database is down at startup (the schema is not migrated), or the pool is not full after 10 s, startup
  * completes anyway (so that the startup probe does not restart a replica the database keeps waiting) and readiness
@@ -34,6 +40,7 @@ final class StoreWarmUp {
 
     private static final System.Logger LOGGER = System.getLogger(StoreWarmUp.class.getName());
     private static final Duration POOL_WAIT = Duration.ofSeconds(10);
+    private static final Duration RETRY = Duration.ofSeconds(5);
     private static final long POLL_MILLIS = 20;
     private static final int MAX_REGISTRY_READS = 200;
 
@@ -46,13 +53,15 @@ final class StoreWarmUp {
      * @param backends the service's stores
      * @param requests {@code warm-up.requests}: 0 skips the sandbox and the Redis reads, not the wait for the pool
      * @param stop     {@code true} once the warm-up should stop early (the shutdown began)
-     * @param sandbox  sends the sandbox requests; never throws
+     * @param sandbox  sends the sandbox requests; never throws; empty when a request through the store was answered
+     *                 as expected (or none was sent), else why not
      * @param done     marks this part of startup complete; run exactly once, also when stopped early
      */
-    static void run(Backends backends, int requests, BooleanSupplier stop, Runnable sandbox, Runnable done) {
+    static void run(Backends backends, int requests, BooleanSupplier stop, Supplier<Optional<String>> sandbox,
+                    Runnable done) {
         if (backends.database().isEmpty()) {
             try {
-                sandbox.run();
+                sandbox.get();
             } finally {
                 done.run();
             }
@@ -92,7 +101,30 @@ final class StoreWarmUp {
                 }
                 Thread.sleep(POLL_MILLIS);
             }
-            sandbox.run();
+            Optional<String> failure = sandbox.get();
+            boolean warned = false;
+            while (failure.isPresent()) {
+                database.markWarmUpFailed(failure.get());
+                if (!warned) {
+                    LOGGER.log(Level.WARNING, "Warm-up on the database failed ({0}): startup completes, readiness "
+                                              + "names database, retried every {1} s", failure.get(),
+                               String.valueOf(RETRY.toSeconds()));
+                    warned = true;
+                } else {
+                    LOGGER.log(Level.DEBUG, "Warm-up on the database failed again: {0}", failure.get());
+                }
+                if (!completed) {
+                    done.run();
+                    completed = true;
+                }
+                for (long wait = RETRY.toMillis(); wait > 0; wait -= POLL_MILLIS) {
+                    if (stop.getAsBoolean() || database.closed()) {
+                        return;
+                    }
+                    Thread.sleep(POLL_MILLIS);
+                }
+                failure = sandbox.get();
+            }
             if (!(backends.idempotency() instanceof PostgresIdempotencyStore)) {
                 readRegistry(backends.idempotency(), Math.min(requests, MAX_REGISTRY_READS));
             }
