@@ -2,7 +2,9 @@ package com.example.payments;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 import com.example.payments.database.Database;
 import com.example.payments.database.PostgresIdempotencyStore;
@@ -17,10 +19,16 @@ import io.opentelemetry.context.Scope;
  * before the replica can serve on the real store.
  * <ol>
  *     <li>Wait until the schema is migrated and the pool holds {@code database.pool-size} connections (HikariCP
- *     opens them in the background), polling every 20 ms.</li>
+ *     opens them in the background), polling every 20 ms. A pool that is not full 10 s after the schema is migrated
+ *     (the server's or the role's connection limit is below {@code database.pool-size}) is warmed up on the
+ *     connections it has, with one WARN naming {@code database.pool-size} and the connections it got.</li>
  *     <li>Run the sandbox requests ({@link WarmUp}) on the real pool, every transaction rolled back; with redis, also
  *     {@code min(warm-up.requests, 200)} lookups of decisions that cannot exist in the real Redis (reads only).</li>
- *     <li>Mark the database warm ({@link Database#markWarm}), then complete this part of startup.</li>
+ *     <li>Mark the database warm ({@link Database#markWarm}), then complete this part of startup. When no sandbox
+ *     request through the store was answered as expected (e.g. the database refuses writes), the database is not
+ *     marked warm: startup completes, readiness stays 503 naming {@code database} ({@code warm-up failed: <reason>},
+ *     {@link Database#markWarmUpFailed}), one WARN is logged, and the sandbox requests are retried every 5 s in the
+ *     background until they are answered (then ready) or the shutdown begins.</li>
  * </ol>
  * When the database is down at startup (the schema is not migrated), or the pool is not full after 10 s, startup
  * completes anyway (so that the startup probe does not restart a replica the database keeps waiting) and readiness
@@ -32,6 +40,7 @@ final class StoreWarmUp {
 
     private static final System.Logger LOGGER = System.getLogger(StoreWarmUp.class.getName());
     private static final Duration POOL_WAIT = Duration.ofSeconds(10);
+    private static final Duration RETRY = Duration.ofSeconds(5);
     private static final long POLL_MILLIS = 20;
     private static final int MAX_REGISTRY_READS = 200;
 
@@ -44,13 +53,15 @@ final class StoreWarmUp {
      * @param backends the service's stores
      * @param requests {@code warm-up.requests}: 0 skips the sandbox and the Redis reads, not the wait for the pool
      * @param stop     {@code true} once the warm-up should stop early (the shutdown began)
-     * @param sandbox  sends the sandbox requests; never throws
+     * @param sandbox  sends the sandbox requests; never throws; empty when a request through the store was answered
+     *                 as expected (or none was sent), else why not
      * @param done     marks this part of startup complete; run exactly once, also when stopped early
      */
-    static void run(Backends backends, int requests, BooleanSupplier stop, Runnable sandbox, Runnable done) {
+    static void run(Backends backends, int requests, BooleanSupplier stop, Supplier<Optional<String>> sandbox,
+                    Runnable done) {
         if (backends.database().isEmpty()) {
             try {
-                sandbox.run();
+                sandbox.get();
             } finally {
                 done.run();
             }
@@ -60,9 +71,24 @@ final class StoreWarmUp {
         boolean completed = false;
         try {
             long bound = System.nanoTime() + POOL_WAIT.toNanos();
+            long poolBound = 0;
             while (!database.migrated() || database.poolConnections() < database.settings().poolSize()) {
                 if (stop.getAsBoolean()) {
                     return;
+                }
+                if (database.migrated()) {
+                    if (poolBound == 0) {
+                        poolBound = System.nanoTime() + POOL_WAIT.toNanos();
+                    } else if (System.nanoTime() - poolBound > 0) {
+                        LOGGER.log(Level.WARNING, "Warm-up: the pool holds {0} connections, not "
+                                                  + "database.pool-size={1}, {2} s after the schema was migrated (the "
+                                                  + "server''s or the role''s connection limit?): warming up on the "
+                                                  + "connections it has",
+                                   String.valueOf(database.poolConnections()),
+                                   String.valueOf(database.settings().poolSize()),
+                                   String.valueOf(POOL_WAIT.toSeconds()));
+                        break;
+                    }
                 }
                 if (!completed && (!database.migrated() || System.nanoTime() - bound > 0)) {
                     LOGGER.log(Level.WARNING, "Warm-up waits for the database (schema migrated: {0}, pool {1} of {2} "
@@ -75,7 +101,30 @@ final class StoreWarmUp {
                 }
                 Thread.sleep(POLL_MILLIS);
             }
-            sandbox.run();
+            Optional<String> failure = sandbox.get();
+            boolean warned = false;
+            while (failure.isPresent()) {
+                database.markWarmUpFailed(failure.get());
+                if (!warned) {
+                    LOGGER.log(Level.WARNING, "Warm-up on the database failed ({0}): startup completes, readiness "
+                                              + "names database, retried every {1} s", failure.get(),
+                               String.valueOf(RETRY.toSeconds()));
+                    warned = true;
+                } else {
+                    LOGGER.log(Level.DEBUG, "Warm-up on the database failed again: {0}", failure.get());
+                }
+                if (!completed) {
+                    done.run();
+                    completed = true;
+                }
+                for (long wait = RETRY.toMillis(); wait > 0; wait -= POLL_MILLIS) {
+                    if (stop.getAsBoolean() || database.closed()) {
+                        return;
+                    }
+                    Thread.sleep(POLL_MILLIS);
+                }
+                failure = sandbox.get();
+            }
             if (!(backends.idempotency() instanceof PostgresIdempotencyStore)) {
                 readRegistry(backends.idempotency(), Math.min(requests, MAX_REGISTRY_READS));
             }

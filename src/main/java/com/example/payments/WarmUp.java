@@ -7,11 +7,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.Year;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 import com.example.payments.authentication.AuthFailures;
 import com.example.payments.authentication.Caller;
@@ -66,6 +69,8 @@ final class WarmUp {
     private final Backends backends;
     private final Counter answered;
     private final Counter failed;
+    private final AtomicReference<String> firstFailure = new AtomicReference<>();
+    private final AtomicReference<String> storeFailure = new AtomicReference<>();
 
     private WarmUp(AppSettings settings, Backends backends, MeterRegistry meters) {
         this.settings = settings;
@@ -92,24 +97,27 @@ final class WarmUp {
             done.run();
             return;
         }
-        Runnable sandbox = () -> {
+        Supplier<Optional<String>> sandbox = () -> {
             try {
-                warmUp.run(stop);
+                return warmUp.run(stop);
             } catch (RuntimeException | Error e) {
                 LOGGER.log(Level.WARNING, "Warm-up failed, startup goes on: {0}", String.valueOf(e));
+                return Optional.of(String.valueOf(e));
             }
         };
         Thread.ofPlatform().name("warm-up").daemon(true).start(
-                () -> StoreWarmUp.run(backends, requests, stop, requests == 0 ? () -> { } : sandbox, done));
+                () -> StoreWarmUp.run(backends, requests, stop, requests == 0 ? Optional::empty : sandbox, done));
     }
 
     /**
      * Sends the requests and waits for them, up to {@code warm-up.timeout}.
      *
      * @param stop ends the warm-up early when {@code true}
-     * @return requests answered with the expected status
+     * @return empty when at least one request through the stores (every request but the invalid body's 400) was
+     *         answered with the expected status, or none was sent; else why not, e.g. {@code 0 of 56 sandbox requests
+     *         through the store answered as expected (first: status 503 to request 0)}
      */
-    int run(BooleanSupplier stop) {
+    Optional<String> run(BooleanSupplier stop) {
         WarmUpSettings limits = settings.warmUp();
         long start = System.nanoTime();
         long deadline = start + limits.timeout().toNanos();
@@ -121,6 +129,10 @@ final class WarmUp {
         Backends.Sandbox stores = backends.sandbox(sandboxMeters, limits.requests() + clientCount);
         AtomicInteger sent = new AtomicInteger();
         AtomicInteger ok = new AtomicInteger();
+        AtomicInteger throughStore = new AtomicInteger();
+        AtomicInteger storeOk = new AtomicInteger();
+        firstFailure.set(null);
+        storeFailure.set(null);
         try (IdempotencyRegistry registry = IdempotencyRegistry.create(stores.idempotency(),
                      idempotency.inFlightLease(), idempotency.retention(), Duration.ZERO, Quota.UNLIMITED,
                      sandboxMeters);
@@ -129,7 +141,9 @@ final class WarmUp {
                                                 RequestIdentities.create(idempotency.fingerprintSecret(),
                                                                          idempotency.previousSecret()),
                                                 idempotency.bounds(), settings.authorizer().timeout(),
-                                                OptionalLong::empty),
+                                                OptionalLong::empty,
+                                                // Summed up in the result, not logged per request.
+                                                refusal -> storeFailure.compareAndSet(null, refusal)),
                      new RulesOnly(settings.authorizer().ruleBased().defaultLimit()), settings.authorizer(),
                      stores.authorizations(), settings.lifecycle(), Clock.systemUTC(), sandboxMeters,
                      AuthFailures.create(sandboxMeters, AuthorizationService.RESOURCES.keySet()))) {
@@ -165,7 +179,10 @@ final class WarmUp {
                             if (i >= limits.requests()) {
                                 return;
                             }
-                            location = send(client, worker, i, location, ok, stores.rolledBack());
+                            if (i % 8 != 6) {
+                                throughStore.incrementAndGet();
+                            }
+                            location = send(client, worker, i, location, ok, storeOk, stores.rolledBack());
                         }
                     });
                 }
@@ -177,12 +194,16 @@ final class WarmUp {
         LOGGER.log(Level.INFO, "Warm-up: {0} of {1} sandbox requests answered as expected in {2} ms",
                    String.valueOf(ok.get()), String.valueOf(Math.min(sent.get(), limits.requests())),
                    String.valueOf((System.nanoTime() - start) / 1_000_000));
-        return ok.get();
+        if (throughStore.get() == 0 || storeOk.get() > 0) {
+            return Optional.empty();
+        }
+        return Optional.of("0 of " + throughStore.get() + " sandbox requests through the store answered as expected"
+                           + " (first: " + (storeFailure.get() != null ? storeFailure.get() : firstFailure.get()) + ")");
     }
 
     // One request of the mix; returns the Location of the last authorization this client created.
     private String send(WebClient client, int worker, int i, String location, AtomicInteger ok,
-                        boolean rolledBack) {
+                        AtomicInteger storeOk, boolean rolledBack) {
         int kind = i % 8;
         String key = "warm-up-" + worker + "-" + (kind == 4 ? i - 1 : i);
         try (HttpClientResponse response = kind == 7 && location != null
@@ -198,6 +219,9 @@ final class WarmUp {
             if (status == expected) {
                 answered.increment();
                 ok.incrementAndGet();
+                if (kind != 6) {
+                    storeOk.incrementAndGet();
+                }
             } else {
                 fail("status " + status + " to request " + i);
             }
@@ -209,7 +233,7 @@ final class WarmUp {
     }
 
     private void fail(String what) {
-        if (failed.count() == 0) {
+        if (firstFailure.compareAndSet(null, what) && failed.count() == 0) {
             LOGGER.log(Level.WARNING, "Warm-up: unexpected answer from the sandbox ({0}); counted in "
                                       + "warm_up_requests_total'{'outcome=\"failed\"'}'", what);
         }

@@ -70,6 +70,76 @@ class PostgresWarmUpTest {
         }
     }
 
+    /**
+     * A database that answers but refuses every write (a read-only standby behind the URL, or
+     * {@code default_transaction_read_only}): every sandbox request fails, so the replica cannot serve on the real
+     * store, and readiness must not answer 200 ("readiness never answers 200 before the replica can serve on the real
+     * store").
+     */
+    @Test
+    void aDatabaseThatRefusesEveryWriteIsNotReady() throws Exception {
+        PostgresServer.assumeInstalled();
+        try (PostgresServer postgres = PostgresServer.start()) {
+            org.flywaydb.core.Flyway.configure().dataSource(postgres.url(), PostgresServer.USER, null)
+                    .locations("classpath:db/migration")
+                    .placeholders(Map.of("validity_ms", "604800000"))
+                    .load().migrate();
+            try (Connection sql = postgres.connect(); Statement statement = sql.createStatement()) {
+                statement.execute("DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_read_only "
+                                  + "= on', current_database()); END $$");
+            }
+            try (TestService service = TestService.start(Map.of("idempotency.store", "postgres",
+                                                                "database.url", postgres.url(),
+                                                                "database.username", PostgresServer.USER,
+                                                                "database.pool-size", String.valueOf(POOL),
+                                                                "warm-up.requests", String.valueOf(REQUESTS),
+                                                                "warm-up.timeout", "PT60S"))) {
+                assertThat("every sandbox request failed", service.metric("warm_up_requests_total",
+                                                                          Map.of("outcome", "failed")),
+                           greaterThan(0.0));
+                assertThat("a replica that cannot write is not ready",
+                           service.get(service.health("/health/ready")).statusCode(), is(503));
+            }
+        }
+    }
+
+    /**
+     * The server lets this replica open fewer connections than {@code database.pool-size} (its role's or the
+     * server's connection limit, or a rolling update's surge pod while the old pods hold theirs): the store works on
+     * the connections it has, and readiness must come within a bound rather than wait for a pool that never fills.
+     */
+    @Test
+    void aPoolThatCannotFillStillBecomesReady() throws Exception {
+        PostgresServer.assumeInstalled();
+        try (PostgresServer postgres = PostgresServer.start()) {
+            org.flywaydb.core.Flyway.configure().dataSource(postgres.url(), PostgresServer.USER, null)
+                    .locations("classpath:db/migration")
+                    .placeholders(Map.of("validity_ms", "604800000"))
+                    .load().migrate();
+            try (Connection sql = postgres.connect(); Statement statement = sql.createStatement()) {
+                statement.execute("CREATE ROLE limited LOGIN CONNECTION LIMIT " + (POOL - 1));
+                statement.execute("GRANT USAGE ON SCHEMA public TO limited");
+                statement.execute("GRANT ALL ON ALL TABLES IN SCHEMA public TO limited");
+                statement.execute("GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO limited");
+                statement.execute("GRANT ALL ON ALL FUNCTIONS IN SCHEMA public TO limited");
+            }
+            try (TestService service = TestService.start(Map.of("idempotency.store", "postgres",
+                                                                "database.url", postgres.url(),
+                                                                "database.username", "limited",
+                                                                "database.pool-size", String.valueOf(POOL),
+                                                                "warm-up.requests", String.valueOf(REQUESTS),
+                                                                "warm-up.timeout", "PT60S"))) {
+                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                int status = 0;
+                while (status != 200 && System.nanoTime() < deadline) {
+                    status = service.get(service.health("/health/ready")).statusCode();
+                    Thread.sleep(500);
+                }
+                assertThat("ready on " + (POOL - 1) + " of " + POOL + " connections within 30 s", status, is(200));
+            }
+        }
+    }
+
     // By the time startup is complete (TestService waited for it).
     private static void assertWarmedWritingNothing(TestService service, PostgresServer postgres) throws Exception {
         try (Connection sql = postgres.connect()) {

@@ -39,6 +39,7 @@ public final class Database implements AutoCloseable {
     private final DatabaseCalls calls;
     private final boolean rolledBack;
     private volatile boolean warm;
+    private volatile String warmUpFailure;
 
     private Database(DatabaseSettings settings, DatabasePool pool, Migrations migrations, MeterRegistry meters,
                      boolean rolledBack) {
@@ -123,15 +124,16 @@ public final class Database implements AutoCloseable {
      *
      * @param timeout bound of the round trip, and how recent a call's success must be to count
      * @return empty when healthy, else why not (e.g. {@code schema not migrated yet (connection refused)},
-     *         {@code warming up (pool 3 of 10 connections)})
+     *         {@code warming up (pool 3 of 10 connections)}, {@code warm-up failed: <reason>})
      */
     public Optional<String> check(Duration timeout) {
         if (!migrations.done()) {
             return Optional.of("schema not migrated yet (" + migrations.lastError().orElse("migrating") + ")");
         }
         if (!warm) {
-            return Optional.of("warming up (pool " + poolConnections() + " of " + settings.poolSize()
-                               + " connections)");
+            String failure = warmUpFailure;
+            return Optional.of(failure != null ? "warm-up failed: " + failure
+                    : "warming up (pool " + poolConnections() + " of " + settings.poolSize() + " connections)");
         }
         return calls.roundTrip(timeout);
     }
@@ -182,6 +184,16 @@ public final class Database implements AutoCloseable {
      */
     public void markWarm() {
         warm = true;
+    }
+
+    /**
+     * Records that the warm-up on this database failed (no sandbox request through the store was answered as
+     * expected): until {@link #markWarm}, {@link #check} answers {@code warm-up failed: <reason>}.
+     *
+     * @param reason why, e.g. {@code 0 of 56 sandbox requests through the store answered as expected (status 503)}
+     */
+    public void markWarmUpFailed(String reason) {
+        warmUpFailure = reason;
     }
 
     /**

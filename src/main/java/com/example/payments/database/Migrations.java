@@ -71,8 +71,9 @@ final class Migrations implements AutoCloseable {
     }
 
     /**
-     * One attempt: when the schema is already current ({@link SchemaVersions}: every shipped version applied, none
-     * failed), one query and done; otherwise Flyway's migrate (which also validates the applied files' checksums).
+     * One attempt: when the schema is already current ({@link SchemaVersions}: every shipped version applied with the
+     * shipped file's checksum, none failed), one query and done; otherwise Flyway's migrate (which also validates the
+     * applied files' checksums, and refuses an edited one).
      *
      * @return empty on success, else the failure
      */

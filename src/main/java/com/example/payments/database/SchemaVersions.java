@@ -1,10 +1,13 @@
 package com.example.payments.database;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.JarURLConnection;
 import java.net.URISyntaxException;
 import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -12,21 +15,25 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Enumeration;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import java.util.zip.CRC32;
 
 /**
- * Whether the schema is already current, without Flyway: the versions of the SQL files in
+ * Whether the schema is already current, without Flyway: the versions and checksums of the SQL files in
  * {@code db/migration} ({@code V<version>__<description>.sql}) against the successful rows of Flyway's
- * {@code flyway_schema_history}. A replica whose every version is applied (and no failed one recorded) skips Flyway
- * altogether: its classes, its scan of the classpath and its lock, the bulk of a restart's time in the migrations.
- * Anything else (a fresh database, a version missing, a repeatable migration, a failed row, a file name this class
- * does not read) leaves the decision to Flyway.
+ * {@code flyway_schema_history}. A replica whose every version is applied with the same checksum (and no failed one
+ * recorded) skips Flyway altogether: its classes, its scan of the classpath and its lock, the bulk of a restart's
+ * time in the migrations. Anything else (a fresh database, a version missing, a checksum that differs — an applied
+ * migration edited since —, a repeatable migration, a failed row, a file name this class does not read) leaves the
+ * decision to Flyway, whose validation refuses an edited migration.
  */
 final class SchemaVersions {
 
@@ -39,12 +46,15 @@ final class SchemaVersions {
     }
 
     /**
-     * The versions of the migrations this build ships.
+     * The versions of the migrations this build ships, each with its checksum as Flyway computes it for a versioned
+     * SQL migration: CRC32 over the file's lines read as UTF-8 (line terminators excluded, a byte order mark removed
+     * from the first line), as a signed 32-bit number.
      *
-     * @return e.g. {@code [1, 2, 3]}; empty when a file is not a versioned migration (Flyway decides then)
+     * @return e.g. {@code {1=-1247781432, 2=…}}; empty when a file is not a versioned migration or cannot be read
+     *         (Flyway decides then)
      */
-    static Set<String> shipped() {
-        Set<String> versions = new HashSet<>();
+    static Map<String, Integer> shipped() {
+        Map<String, Integer> versions = new HashMap<>();
         try {
             Enumeration<URL> roots = SchemaVersions.class.getClassLoader().getResources(LOCATION);
             while (roots.hasMoreElements()) {
@@ -52,43 +62,72 @@ final class SchemaVersions {
                 for (String name : names(root)) {
                     Matcher versioned = VERSIONED.matcher(name);
                     if (!versioned.matches()) {
-                        return Set.of();
+                        return Map.of();
                     }
-                    versions.add(versioned.group(1).replace('_', '.'));
+                    URL file = SchemaVersions.class.getClassLoader().getResource(LOCATION + "/" + name);
+                    if (file == null) {
+                        return Map.of();
+                    }
+                    versions.put(versioned.group(1).replace('_', '.'), checksum(file));
                 }
             }
         } catch (IOException | URISyntaxException | UncheckedIOException e) {
-            return Set.of();
+            return Map.of();
         }
         return versions;
     }
 
     /**
-     * Whether every shipped version is applied successfully and no failed migration is recorded.
+     * Flyway's checksum of a SQL migration (its {@code ChecksumCalculator}): CRC32 over the UTF-8 bytes of each line,
+     * terminators excluded, the first line without a byte order mark.
+     */
+    static int checksum(URL file) throws IOException {
+        CRC32 crc = new CRC32();
+        try (BufferedReader lines = new BufferedReader(new InputStreamReader(file.openStream(),
+                                                                              StandardCharsets.UTF_8))) {
+            String line = lines.readLine();
+            if (line != null && line.startsWith("\uFEFF")) {
+                line = line.substring(1);
+            }
+            for (; line != null; line = lines.readLine()) {
+                crc.update(line.getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        return (int) crc.getValue();
+    }
+
+    /**
+     * Whether every shipped version is applied successfully with the shipped checksum, and no failed migration is
+     * recorded.
      *
      * @param connection a connection to the service's database
      * @param shipped    {@link #shipped()}
-     * @return {@code true} when Flyway would have nothing to do
+     * @return {@code true} when Flyway would have nothing to do (and its validation nothing to refuse)
      * @throws SQLException when the database cannot answer; SQLSTATE {@value #UNDEFINED_TABLE} when there is no
      *                      history table yet
      */
-    static boolean current(Connection connection, Set<String> shipped) throws SQLException {
+    static boolean current(Connection connection, Map<String, Integer> shipped) throws SQLException {
         if (shipped.isEmpty()) {
             return false;
         }
         Set<String> applied = new HashSet<>();
         try (Statement statement = connection.createStatement();
-             ResultSet rows = statement.executeQuery("SELECT version, success FROM flyway_schema_history")) {
+             ResultSet rows = statement.executeQuery("SELECT version, success, checksum FROM flyway_schema_history")) {
             while (rows.next()) {
                 if (!rows.getBoolean(2)) {
                     return false;
                 }
-                if (rows.getString(1) != null) {
-                    applied.add(rows.getString(1));
+                String version = rows.getString(1);
+                if (version != null && shipped.containsKey(version)) {
+                    int checksum = rows.getInt(3);
+                    if (rows.wasNull() || checksum != shipped.get(version)) {
+                        return false;
+                    }
+                    applied.add(version);
                 }
             }
         }
-        return applied.containsAll(shipped);
+        return applied.containsAll(shipped.keySet());
     }
 
     private static Set<String> names(URL root) throws IOException, URISyntaxException {

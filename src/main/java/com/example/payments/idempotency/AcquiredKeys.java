@@ -4,6 +4,7 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.function.Consumer;
 
 import com.example.payments.http.Problem;
 import com.example.payments.http.ProblemResponses;
@@ -33,9 +34,12 @@ final class AcquiredKeys {
     private final IdempotencySettings.StoreBounds bounds;
     private final Duration workTimeout;
     private final IdempotentOperation.DrainDeadline drain;
+    private final Consumer<String> unavailable;
 
     AcquiredKeys(IdempotentOperation.Definition definition, IdempotencyRegistry registry, KeyBindings bindings,
-                 IdempotencySettings.StoreBounds bounds, Duration workTimeout, IdempotentOperation.DrainDeadline drain) {
+                 IdempotencySettings.StoreBounds bounds, Duration workTimeout, IdempotentOperation.DrainDeadline drain,
+                 Consumer<String> unavailable) {
+        this.unavailable = unavailable;
         this.definition = definition;
         this.registry = registry;
         this.bindings = bindings;
@@ -53,7 +57,7 @@ final class AcquiredKeys {
                 bound = bindings.bind(claim.lookupKey(), ids, claim.identity());
             }
         } catch (IdempotencyStore.UnavailableException | StoreFullException e) {
-            LOGGER.log(Level.WARNING, "Key bindings unavailable, refusing the request: {0}", e.getMessage());
+            unavailable.accept("Key bindings unavailable, refusing the request: " + e.getMessage());
             registry.release(claim, ReleaseReason.ERROR);
             boolean full = e instanceof StoreFullException;
             ProblemResponses.sendRetryable(req, res, full ? IdempotencyProblems.full()

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
+import java.util.function.Consumer;
 
 import com.example.payments.http.Problem;
 import com.example.payments.http.ProblemResponses;
@@ -91,13 +92,15 @@ public final class IdempotentOperation {
     private final IdempotencySettings.StoreBounds bounds;
     private final Duration workTimeout;
     private final AcquiredKeys acquiredKeys;
+    private final Consumer<String> unavailable;
 
     private IdempotentOperation(Definition definition, IdempotencyRegistry registry, KeyBindings bindings,
                                 RequestIdentities identities, IdempotencySettings.StoreBounds bounds,
-                                Duration workTimeout, DrainDeadline drain) {
+                                Duration workTimeout, DrainDeadline drain, Consumer<String> unavailable) {
         this.definition = definition;
         this.registry = registry;
-        this.acquiredKeys = new AcquiredKeys(definition, registry, bindings, bounds, workTimeout, drain);
+        this.unavailable = unavailable;
+        this.acquiredKeys = new AcquiredKeys(definition, registry, bindings, bounds, workTimeout, drain, unavailable);
         this.identities = identities;
         this.bounds = bounds;
         this.workTimeout = workTimeout;
@@ -121,7 +124,32 @@ public final class IdempotentOperation {
                                              KeyBindings bindings, RequestIdentities identities,
                                              IdempotencySettings.StoreBounds bounds, Duration workTimeout,
                                              DrainDeadline drain) {
-        return new IdempotentOperation(definition, registry, bindings, identities, bounds, workTimeout, drain);
+        return create(definition, registry, bindings, identities, bounds, workTimeout, drain,
+                      message -> LOGGER.log(Level.WARNING, message));
+    }
+
+    /**
+     * Creates the flow of one operation that reports a store's refusals to {@code unavailable} instead of logging
+     * each at WARN (the startup warm-up's sandbox sums them up in one line).
+     *
+     * @param definition  what the operation is
+     * @param registry    the idempotency registry
+     * @param bindings    the system of record's binding of each used key to its request
+     * @param identities  fingerprints, attempt ids and resource ids
+     * @param bounds      the store's worst case ({@code IdempotencySettings.bounds()})
+     * @param workTimeout the longest the work takes, e.g. {@code authorizer.timeout}
+     * @param drain       the drain deadline while draining
+     * @param unavailable gets, for each request refused with a 503 because a store failed, the line that would have
+     *                    been logged, e.g. {@code Idempotency store unavailable, refusing the request: database: claim
+     *                    failed: …}
+     * @return the flow
+     */
+    public static IdempotentOperation create(Definition definition, IdempotencyRegistry registry,
+                                             KeyBindings bindings, RequestIdentities identities,
+                                             IdempotencySettings.StoreBounds bounds, Duration workTimeout,
+                                             DrainDeadline drain, Consumer<String> unavailable) {
+        return new IdempotentOperation(definition, registry, bindings, identities, bounds, workTimeout, drain,
+                                       unavailable);
     }
 
     /**
@@ -183,7 +211,7 @@ public final class IdempotentOperation {
         try {
             claim = registry.claim(RequestIdentities.lookupKey(operation, scope, key), ids);
         } catch (IdempotencyStore.UnavailableException e) {
-            LOGGER.log(Level.WARNING, "Idempotency store unavailable, refusing the request: {0}", e.getMessage());
+            unavailable.accept("Idempotency store unavailable, refusing the request: " + e.getMessage());
             ProblemResponses.sendRetryable(req, res, IdempotencyProblems.storeUnavailable(), 1);
             return;
         }
@@ -217,7 +245,7 @@ public final class IdempotentOperation {
         try {
             found = registry.findDecision(new DecisionKey(definition.kind(), id));
         } catch (IdempotencyStore.UnavailableException e) {
-            LOGGER.log(Level.WARNING, "Store unavailable for GET: {0}", e.getMessage());
+            unavailable.accept("Store unavailable for GET: " + e.getMessage());
             ProblemResponses.sendRetryable(req, res, Problem.of("store-unavailable", "Temporarily unavailable", 503,
                     "The store cannot be reached. Retry shortly."), 1);
             return;

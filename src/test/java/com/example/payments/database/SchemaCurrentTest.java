@@ -4,6 +4,8 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -55,6 +57,55 @@ class SchemaCurrentTest {
                 }
                 migrating.exceptionally(failure -> null).join();
             }
+        }
+    }
+
+    /**
+     * An applied migration whose checksum no longer matches (a shipped file edited after it ran, or the history row
+     * changed) is refused, as Flyway's validation refused it before the fast path: readiness stays 503 naming
+     * {@code database} instead of a replica serving on a schema its files do not describe.
+     */
+    @Test
+    void anAppliedMigrationWhoseChecksumChangedIsStillRefused() throws Exception {
+        PostgresServer.assumeInstalled();
+        try (PostgresServer server = PostgresServer.start();
+             Connection sql = server.connect()) {
+            DatabaseSettings settings = new DatabaseSettings(server.url(), Optional.of(PostgresServer.USER),
+                    Optional.empty(), 2, Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(2),
+                    Optional.empty());
+            try (Migrations first = Migrations.create(settings, Duration.ofDays(7))) {
+                assertThat(first.migrate().isEmpty(), is(true));
+            }
+            try (Statement statement = sql.createStatement()) {
+                statement.execute("UPDATE flyway_schema_history SET checksum = checksum + 1 WHERE version = '6'");
+            }
+            try (Migrations next = Migrations.create(settings, Duration.ofDays(7))) {
+                assertThat("Flyway's validation refuses a changed checksum", next.migrate().isPresent(), is(true));
+                assertThat(next.done(), is(false));
+            }
+        }
+    }
+
+    /** The fast path's checksum of each shipped file is the one Flyway stored when it applied it. */
+    @Test
+    void theShippedChecksumsAreThoseFlywayRecords() throws Exception {
+        PostgresServer.assumeInstalled();
+        try (PostgresServer server = PostgresServer.start();
+             Connection sql = server.connect()) {
+            Flyway.configure().dataSource(server.url(), PostgresServer.USER, null)
+                    .locations("classpath:db/migration")
+                    .placeholders(Map.of("validity_ms", "604800000"))
+                    .load().migrate();
+            Map<String, Integer> recorded = new HashMap<>();
+            try (Statement statement = sql.createStatement();
+                 ResultSet rows = statement.executeQuery("SELECT version, checksum FROM flyway_schema_history "
+                                                         + "WHERE version IS NOT NULL")) {
+                while (rows.next()) {
+                    recorded.put(rows.getString(1), rows.getInt(2));
+                }
+            }
+            assertThat(SchemaVersions.shipped().isEmpty(), is(false));
+            assertThat(SchemaVersions.shipped(), is(recorded));
         }
     }
 
