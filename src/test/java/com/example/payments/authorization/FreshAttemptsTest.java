@@ -267,13 +267,17 @@ class FreshAttemptsTest {
                 Work.Outcome outcome = work.of(request).perform(Work.Attempt.of(lookupKey, identity, claim.token(),
                                                                                 call -> true));
                 assertThat(outcome, instanceOf(Work.Decided.class));
-                registry.recordAndComplete(claim, identity, new com.example.payments.idempotency.Decision(
-                        identity.decision(), ((Work.Decided) outcome).body()));
+                Work.Decided decided = (Work.Decided) outcome;
+                // As IdempotentOperation records it: under the attempt id that decided, then its hook.
+                decided.whenRecorded().accept(registry.recordAndComplete(claim, decided.recordedAs(identity),
+                        new com.example.payments.idempotency.Decision(identity.decision(), decided.body())));
 
                 assertThat(issuer.stats().approved(), is(1L));
                 assertThat("the stored attempt is the one sent to the acquirer",
                            store.find(identity.decision().id()).orElseThrow().attemptId(),
                            is(FreshAttempts.attemptId(identity.attemptId(), claim.token())));
+                assertThat("the attempt's record goes once its own decision is stored",
+                           outcomes.ofResource(identity.decision().id()), is(java.util.List.of()));
             }
         }
     }
