@@ -27,6 +27,17 @@ public interface AuthorizationStore {
     AuthorizationRecord create(AuthorizationRecord authorization);
 
     /**
+     * Whether {@link #create} writes nothing and returns its input, the recording of the decision writing the
+     * authorization instead ({@code database.PostgresAuthorizationStore.writtenWithDecisions}): which attempt's
+     * authorization is stored is then known only once the decision is recorded.
+     *
+     * @return {@code false} unless so; by default {@code false}
+     */
+    default boolean writtenByRecordings() {
+        return false;
+    }
+
+    /**
      * Reads an authorization's current state.
      *
      * @param id the resource id

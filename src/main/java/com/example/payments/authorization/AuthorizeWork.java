@@ -36,7 +36,8 @@ import io.helidon.metrics.api.Tag;
  * <p>With {@code authorizer.acquirer-deduplicates: false}, each execution sends an attempt id of its own, recorded
  * before its call, after the earlier attempts of the request are resolved ({@link FreshAttempts}); the decision is
  * written only while the claim's lease still covers the recording (else 503 {@code lease-lost}, the attempt left to
- * the reconciler or the next retry).
+ * the reconciler or the next retry), and it and its authorization carry the attempt id the issuer decided on
+ * ({@link Work.Decided#attemptId()}), which captures and voids send.
  */
 final class AuthorizeWork {
 
@@ -94,9 +95,10 @@ final class AuthorizeWork {
         return switch (prepared) {
         case FreshAttempts.Refused refused -> refused.answer();
         case FreshAttempts.Recorded recorded -> {
-            fresh.decided(recorded.authorization().attemptId(), recorded.authorization());
-            Authorization created = recorded.authorization().createdView();
-            yield new Work.Decided(Json.bytes(created), () -> count(created));
+            AuthorizationRecord written = recorded.authorization();
+            fresh.decided(written.attemptId(), written);
+            Authorization created = written.createdView();
+            yield new Work.Decided(Json.bytes(created), () -> count(created), written.attemptId(), r -> { });
         }
         case FreshAttempts.Late late -> decided(as(attempt, late.attemptId()), request, late.decision());
         case FreshAttempts.Send send -> perform(as(attempt, send.attemptId()), request);
@@ -180,11 +182,17 @@ final class AuthorizeWork {
             return new Work.Undecided(Problem.of("store-unavailable", "Temporarily unavailable", 503, "The store "
                     + "cannot be reached. Retry shortly with the same Idempotency-Key."), ReleaseReason.ERROR, 1);
         }
-        if (fresh != null) {
-            fresh.decided(attempt.attemptId(), stored);
-        }
         Authorization created = stored.createdView();
-        return new Work.Decided(Json.bytes(created), () -> count(created));
+        if (fresh == null) {
+            return new Work.Decided(Json.bytes(created), () -> count(created));
+        }
+        if (!store.writtenByRecordings()) {
+            fresh.decided(attempt.attemptId(), stored);
+            return new Work.Decided(Json.bytes(created), () -> count(created), stored.attemptId(), recorded -> { });
+        }
+        // The recording writes the authorization: the attempt's record goes once it did, if it stored this attempt's.
+        return new Work.Decided(Json.bytes(created), () -> count(created), stored.attemptId(),
+                                recorded -> fresh.recorded(attempt.attemptId(), stored.id()));
     }
 
     private void count(Authorization authorization) {

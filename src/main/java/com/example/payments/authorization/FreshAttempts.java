@@ -38,7 +38,8 @@ import io.helidon.metrics.api.Tag;
  *     {@code unknown_outcomes_total{resolution="superseded"}}. A reversal not confirmed answers 503
  *     {@code reversal-pending} with {@code Retry-After: 1} and authorizes nothing.</li>
  * </ul>
- * Costs per authorization: one read, one write and one delete of {@code unknown_outcomes}.
+ * Costs per authorization: one read, one write and one delete of {@code unknown_outcomes}, and one read of the
+ * resource store after the recording (which attempt's authorization it holds).
  */
 final class FreshAttempts {
 
@@ -193,6 +194,32 @@ final class FreshAttempts {
             // The reconciler finds the decision recorded under this attempt id and drops the record.
             LOGGER.log(Level.WARNING, "Record of attempt {0} not removed: {1}", attemptId, String.valueOf(e));
         }
+    }
+
+    /**
+     * After the recording of an attempt's decision ({@link Work.Decided#whenRecorded()}): reads the authorization the
+     * resource store holds now (with the postgres backend the recording is what writes it, so only this read tells
+     * which attempt's decision is stored) and goes on as {@link #decided}. A store that cannot be read leaves the
+     * record to the reconciler. Costs one read of the resource store.
+     *
+     * @param attemptId  the attempt whose decision was recorded
+     * @param resourceId the authorization's id
+     */
+    void recorded(String attemptId, String resourceId) {
+        Optional<AuthorizationRecord> stored;
+        try {
+            stored = store.find(resourceId);
+        } catch (RuntimeException e) {
+            LOGGER.log(Level.WARNING, "Authorization {0} not read after its recording; attempt {1} is left to the "
+                                      + "reconciler: {2}", resourceId, attemptId, String.valueOf(e));
+            return;
+        }
+        if (stored.isEmpty()) {
+            LOGGER.log(Level.WARNING, "Authorization {0} not found after its recording; attempt {1} is left to the "
+                                      + "reconciler", resourceId, attemptId);
+            return;
+        }
+        decided(attemptId, stored.get());
     }
 
     /**

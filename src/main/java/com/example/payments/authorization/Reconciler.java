@@ -244,8 +244,10 @@ public final class Reconciler implements Runnable {
         return Action.REVERSED;
     }
 
+    // Recorded under the attempt id of the authorization it records, which the acquirer decided on.
     private void record(Claim.Acquired claim, Identity identity, AuthorizationRecord authorization) {
-        registry.recordAndComplete(claim, identity, new Decision(identity.decision(),
+        registry.recordAndComplete(claim, new Identity(identity.fingerprint(), authorization.attemptId(),
+                                                       identity.decision()), new Decision(identity.decision(),
                                                                  Json.bytes(authorization.createdView())));
     }
 

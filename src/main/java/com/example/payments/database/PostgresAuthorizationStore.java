@@ -114,6 +114,11 @@ public final class PostgresAuthorizationStore implements AuthorizationStore {
     }
 
     @Override
+    public boolean writtenByRecordings() {
+        return writtenWithDecisions;
+    }
+
+    @Override
     public Optional<AuthorizationRecord> find(String id) {
         return database.call("find-authorization", connection -> {
             try (PreparedStatement statement = connection.prepareStatement(FIND)) {

@@ -135,7 +135,8 @@ final class AcquiredKeys {
                         Work.Decided decided) {
         Recorded recorded;
         try {
-            recorded = registry.recordAndComplete(claim, identity, new Decision(identity.decision(), decided.body()));
+            recorded = registry.recordAndComplete(claim, decided.recordedAs(identity),
+                                                  new Decision(identity.decision(), decided.body()));
         } catch (RuntimeException e) {
             // Whatever failed, the key is never released after a decision: the retry recovers the decision if it
             // was written, or runs the work again with the same attempt id, which the issuer deduplicates.
@@ -147,6 +148,7 @@ final class AcquiredKeys {
         if (recorded.inserted()) {
             decided.whenRecordedFirst().run();
         }
+        decided.whenRecorded().accept(recorded);
         answer(req, res, recorded.winner(), false);
     }
 

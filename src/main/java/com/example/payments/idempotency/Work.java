@@ -97,8 +97,35 @@ public interface Work {
      * @param body              the body, sent byte for byte by the 201, every replay and {@code GET}
      * @param whenRecordedFirst runs once per decision, on the execution whose decision was recorded first (for
      *                          counters)
+     * @param attemptId         the attempt id the downstream decided on, recorded with the decision; {@code null}
+     *                          for the request's own ({@link Identity#attemptId()}), which is what the work sends
+     *                          unless each execution sends an attempt id of its own
+     * @param whenRecorded      runs after every recording of this decision, with its result (which decision is
+     *                          stored: this one when {@link Recorded#inserted()}); not run when the recording failed
      */
-    record Decided(byte[] body, Runnable whenRecordedFirst) implements Outcome {
+    record Decided(byte[] body, Runnable whenRecordedFirst, String attemptId,
+                   java.util.function.Consumer<Recorded> whenRecorded) implements Outcome {
+
+        /**
+         * A decision on the request's own attempt id, nothing to do after its recording but count it.
+         *
+         * @param body              the body
+         * @param whenRecordedFirst runs once per decision, on the execution whose decision was recorded first
+         */
+        public Decided(byte[] body, Runnable whenRecordedFirst) {
+            this(body, whenRecordedFirst, null, recorded -> { });
+        }
+
+        /**
+         * The identity the decision is recorded under: the request's, with the attempt id that decided.
+         *
+         * @param identity the identity the key is held under
+         * @return {@code identity} itself when the attempt id is the request's
+         */
+        public Identity recordedAs(Identity identity) {
+            return attemptId == null || attemptId.equals(identity.attemptId()) ? identity
+                    : new Identity(identity.fingerprint(), attemptId, identity.decision());
+        }
     }
 
     /**

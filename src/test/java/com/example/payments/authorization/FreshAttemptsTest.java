@@ -240,6 +240,48 @@ class FreshAttemptsTest {
         }
     }
 
+    /**
+     * The production wiring of the postgres backend ({@code Backends}: the registry is
+     * {@code PostgresIdempotencyStore.systemOfRecord}, whose recording writes the authorization row, and the resource
+     * store is {@code PostgresAuthorizationStore.writtenWithDecisions}): the row must name the attempt the acquirer
+     * approved, the execution's own ({@code att_} of the token), as captures and voids name it and the reconciler
+     * compares it.
+     */
+    @Test
+    void onThePostgresBackendTheAuthorizationNamesTheAttemptTheAcquirerApproved() throws Exception {
+        PostgresServer.assumeInstalled();
+        try (PostgresServer server = PostgresServer.start();
+             Database database = Database.open(new DatabaseSettings(server.url(), Optional.of(PostgresServer.USER),
+                     Optional.empty(), 4, Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(2),
+                     Optional.empty()), Duration.ofDays(7), meters)) {
+            ReconcilerRaceTest.awaitMigrated(database);
+            outcomes = PostgresUnknownOutcomes.create(database);
+            store = PostgresAuthorizationStore.writtenWithDecisions(database);
+            work = new AuthorizeWork(bounded, store, Duration.ofDays(7), meters, outcomes, settings,
+                                     Clock.systemUTC());
+            try (IdempotencyRegistry registry = IdempotencyRegistry.create(
+                    com.example.payments.database.PostgresIdempotencyStore.systemOfRecord(database, Duration.ofDays(7)),
+                    Duration.ofSeconds(10), Duration.ofHours(1), Duration.ZERO, Quota.UNLIMITED, meters)) {
+                var claim = (com.example.payments.idempotency.Claim.Acquired) registry.claim(lookupKey,
+                                                                                              java.util.List.of(identity));
+                Work.Outcome outcome = work.of(request).perform(Work.Attempt.of(lookupKey, identity, claim.token(),
+                                                                                call -> true));
+                assertThat(outcome, instanceOf(Work.Decided.class));
+                Work.Decided decided = (Work.Decided) outcome;
+                // As IdempotentOperation records it: under the attempt id that decided, then its hook.
+                decided.whenRecorded().accept(registry.recordAndComplete(claim, decided.recordedAs(identity),
+                        new com.example.payments.idempotency.Decision(identity.decision(), decided.body())));
+
+                assertThat(issuer.stats().approved(), is(1L));
+                assertThat("the stored attempt is the one sent to the acquirer",
+                           store.find(identity.decision().id()).orElseThrow().attemptId(),
+                           is(FreshAttempts.attemptId(identity.attemptId(), claim.token())));
+                assertThat("the attempt's record goes once its own decision is stored",
+                           outcomes.ofResource(identity.decision().id()), is(java.util.List.of()));
+            }
+        }
+    }
+
     private Work.Outcome execution(long token) throws InterruptedException {
         return work.of(request).perform(Work.Attempt.of(lookupKey, identity, token, call -> true));
     }

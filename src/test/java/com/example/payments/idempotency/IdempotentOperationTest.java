@@ -53,6 +53,7 @@ class IdempotentOperationTest {
             Duration.ZERO, Duration.ZERO);
 
     private final List<String> attempts = new CopyOnWriteArrayList<>();
+    private final List<Recorded> afterRecording = new CopyOnWriteArrayList<>();
     private final List<WebServer> servers = new CopyOnWriteArrayList<>();
     private final List<IdempotencyRegistry> registries = new CopyOnWriteArrayList<>();
 
@@ -75,6 +76,11 @@ class IdempotentOperationTest {
             }
             String resource = "{\"id\":\"" + attempt.resourceId() + "\",\"merchant\":\"" + merchant + "\",\"at\":"
                               + System.nanoTime() + "}";
+            if (body.contains("own-attempt")) {
+                // A downstream that does not deduplicate: this execution sent an attempt id of its own.
+                return new Work.Decided(resource.getBytes(StandardCharsets.UTF_8), () -> { },
+                                        "att_own_" + attempt.token(), afterRecording::add);
+            }
             return new Work.Decided(resource.getBytes(StandardCharsets.UTF_8), () -> { });
         };
     }
@@ -245,6 +251,28 @@ class IdempotentOperationTest {
         assertThat("never released after a decision: a retry waits for the lease", capture(running, key,
                 "{\"amount\":100}").statusCode(), is(409));
         assertThat(attempts, hasSize(1));
+    }
+
+    @Test
+    void aDecisionIsRecordedUnderTheAttemptIdThatDecidedIt() throws Exception {
+        List<String> recordedAttempts = new CopyOnWriteArrayList<>();
+        IdempotencyStore watched = new ForwardingStore(InMemoryIdempotencyStore.create(100)) {
+            @Override
+            public Recorded recordAndComplete(String lookupKey, Identity identity, long token, Decision decision,
+                                              Duration retention) {
+                recordedAttempts.add(identity.attemptId());
+                return super.recordAndComplete(lookupKey, identity, token, decision, retention);
+            }
+        };
+        Running running = start(watched, Duration.ofSeconds(10), Duration.ofSeconds(1), OptionalLong::empty);
+        assertThat(capture(running, UUID.randomUUID().toString(), "{\"amount\":100}").statusCode(), is(201));
+        assertThat("by default the request's own", recordedAttempts.get(0), is(attempts.get(0)));
+        assertThat(afterRecording, is(empty()));
+
+        assertThat(capture(running, UUID.randomUUID().toString(), "{\"own-attempt\":true}").statusCode(), is(201));
+        assertThat("the execution's own when it sent one", recordedAttempts.get(1).startsWith("att_own_"), is(true));
+        assertThat("told what the recording stored", afterRecording, hasSize(1));
+        assertThat(afterRecording.getFirst().inserted(), is(true));
     }
 
     @Test
