@@ -4,6 +4,8 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.URI;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -15,6 +17,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -36,8 +39,10 @@ import static org.hamcrest.Matchers.is;
 /**
  * {@code scripts/rename.sh} renames the template in one step: run on a copy of the tree, the renamed project builds
  * (offline, with the dependencies this build already downloaded), its jar carries the new name, no old spelling is
- * left anywhere, and the renamed service starts, answers {@code /ping}, becomes ready, answers problems under the new
- * base URI, and stops with exit 0 on SIGTERM.
+ * left anywhere in any form (escaped as in a regular expression or a Java string, percent-encoded, a {@code \u}
+ * escape, an HTML character reference), the renamed jar derives the same attempt id, resource id and Redis key
+ * prefix as this build (a deployed service renamed keeps its ids and records), and the renamed service starts,
+ * answers {@code /ping}, becomes ready, answers problems under the new base URI, and stops with exit 0 on SIGTERM.
  */
 class RenameIT {
 
@@ -47,6 +52,13 @@ class RenameIT {
     private static final String ARTIFACT = "renamed-service";
     private static final String PACKAGE = "org.renamed.pkg";
     private static final String PROBLEMS = "https://problems.renamed.test/problems";
+    /** One request's identities under a fixed fingerprint secret, as every build so far derived them. */
+    private static final String SECRET = "rename-it-fixed-fingerprint-secret";
+    private static final List<String> PINNED_IDENTITIES = List.of("att_6878a0043d3e79cf042f12c48158e198",
+                                                                  "2fc9aaef-f899-8073-90cd-196dcf0f5103");
+    /** An escaped punctuation character: backslashes, percent-encoding, a unicode escape, an HTML reference. */
+    private static final Pattern ESCAPED = Pattern.compile(
+            "\\\\+u00([0-9A-Fa-f]{2})|%([0-9A-Fa-f]{2})|&#([0-9]+);|&#[xX]([0-9A-Fa-f]+);|\\\\+([./:_-])");
     private static final Pattern STARTED = Pattern.compile(
             "serving business traffic on port (\\d+), health probes and metrics on port (\\d+)");
 
@@ -67,6 +79,13 @@ class RenameIT {
         assertThat(build.output(), build.exit(), is(0));
         Path jar = BuiltJar.path(dir);
         assertThat(jar.getFileName().toString(), is(ARTIFACT + ".jar"));
+        List<String> before = stableIdentities(RenameIT.class.getClassLoader(), RenameIT.class.getPackageName());
+        assertThat("identities of this build", before.subList(0, 2), is(PINNED_IDENTITIES));
+        try (URLClassLoader renamed = new URLClassLoader(new URL[] {jar.toUri().toURL()},
+                                                         ClassLoader.getPlatformClassLoader())) {
+            assertThat("attempt id, resource id and default Redis key prefix after the rename",
+                       stableIdentities(renamed, PACKAGE), is(before));
+        }
 
         smokeTest(dir, jar);
     }
@@ -152,7 +171,31 @@ class RenameIT {
                            HttpResponse.BodyHandlers.ofString());
     }
 
-    /** The current names, each spelling, read from this build: the artifact, this package, the problem base URI. */
+    /**
+     * The attempt id and resource id of one fixed request under {@link #SECRET}, and the default Redis key prefix, as
+     * the build whose classes the loader holds derives them.
+     */
+    private static List<String> stableIdentities(ClassLoader loader, String pkg) throws ReflectiveOperationException {
+        Class<?> identities = Class.forName(pkg + ".idempotency.RequestIdentities", true, loader);
+        Class<?> keyType = Class.forName(pkg + ".idempotency.IdempotencyKey", true, loader);
+        Object calculator = identities.getMethod("create", String.class, Optional.class)
+                .invoke(null, SECRET, Optional.empty());
+        List<?> all = (List<?>) identities
+                .getMethod("of", String.class, String.class, String.class, keyType, String.class)
+                .invoke(calculator, "authorize", "authorization", "m_123",
+                        keyType.getConstructor(String.class).newInstance("order-42"), "canonical form");
+        Object identity = all.getFirst();
+        Object decision = identity.getClass().getMethod("decision").invoke(identity);
+        Object prefix = Class.forName(pkg + ".idempotency.StableNames", true, loader)
+                .getField("DEFAULT_KEY_PREFIX").get(null);
+        return List.of((String) identity.getClass().getMethod("attemptId").invoke(identity),
+                       (String) decision.getClass().getMethod("id").invoke(decision), (String) prefix);
+    }
+
+    /**
+     * The current names, each spelling, read from this build: the artifact, this package (and its parents of two
+     * parts or more, e.g. a logger named after one), the problem base URI and its host.
+     */
     private static List<String> oldNames() throws IOException {
         java.util.Properties built = new java.util.Properties();
         try (var reader = Files.newBufferedReader(Path.of("target", "jar.properties"))) {
@@ -163,8 +206,35 @@ class RenameIT {
                 .map(part -> Character.toUpperCase(part.charAt(0)) + part.substring(1))
                 .collect(java.util.stream.Collectors.joining());
         String uri = com.example.payments.http.Problem.TYPE_BASE;
-        return List.of(artifact, artifact.replace('-', '_'), camel, RenameIT.class.getPackageName(),
-                       RenameIT.class.getPackageName().replace('.', '/'), uri.substring(0, uri.length() - 1));
+        String pkg = RenameIT.class.getPackageName();
+        List<String> names = new ArrayList<>(List.of(artifact, artifact.replace('-', '_'), camel, pkg,
+                                                     pkg.replace('.', '/'), uri.substring(0, uri.length() - 1),
+                                                     URI.create(uri).getHost()));
+        for (int dot = pkg.lastIndexOf('.'); dot > 0; dot = pkg.lastIndexOf('.', dot - 1)) {
+            String parent = pkg.substring(0, dot);
+            if (parent.contains(".") && !PACKAGE.startsWith(parent) && !GROUP.startsWith(parent)) {
+                names.add(parent);
+            }
+        }
+        return names;
+    }
+
+    /** The text with every escaped punctuation character ({@link #ESCAPED}) written plainly. */
+    private static String unescaped(String text) {
+        return ESCAPED.matcher(text).replaceAll(match -> {
+            String hex = match.group(1) != null ? match.group(1) : match.group(2) != null ? match.group(2)
+                    : match.group(4);
+            int code = hex != null ? Integer.parseInt(hex, 16)
+                    : match.group(3) != null ? Integer.parseInt(match.group(3)) : match.group(5).charAt(0);
+            return code < 0x80 && ".:/_-".indexOf(code) >= 0 ? Matcher.quoteReplacement(String.valueOf((char) code))
+                    : Matcher.quoteReplacement(match.group());
+        });
+    }
+
+    /** Whether the text holds the name as a whole word (a longer package or host that merely contains it does not). */
+    private static boolean holds(String text, String name) {
+        return Pattern.compile("(?<![A-Za-z0-9_.])" + Pattern.quote(name) + "(?![A-Za-z0-9_])").matcher(text).find()
+               || !name.matches("[a-z0-9]+(\\.[a-z0-9]+)+") && text.contains(name);
     }
 
     private static List<String> oldNamesIn(Path dir, List<String> oldNames) throws IOException {
@@ -181,7 +251,14 @@ class RenameIT {
                     }
                 }
                 String text = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);
-                oldNames.stream().filter(text::contains).forEach(name -> found.add(relative + ": " + name));
+                String plain = unescaped(text);
+                for (String name : oldNames) {
+                    if (holds(text, name)) {
+                        found.add(relative + ": " + name);
+                    } else if (holds(plain, name)) {
+                        found.add(relative + ": " + name + " (escaped)");
+                    }
+                }
             }
         }
         return found;
