@@ -15,7 +15,9 @@
 #   uri       https://payments.example.com/problems (the "type" of every problem body), and its host alone
 # Each name also where a file escapes it: payments\.example\.com in a regular expression, com\\.example in a Java
 # string, %2F-encoded, \u002E, &#46;. Not renamed: the labels that derive stored ids and the default Redis key prefix
-# (StableNames), written so that no pattern here matches them: a renamed service keeps its attempt ids and records.
+# (StableNames), written so that no pattern here matches them: a renamed service keeps its attempt ids and records;
+# and the database migrations (src/main/resources/db/migration), which Flyway checksums: an edited applied migration
+# stops a deployed service at startup.
 # The current names are read from the tree (pom, Problem.java), so running it again renames from the last names.
 # Only ASCII lower-case names: the group and package are dotted Java identifiers, the artifact kebab-case.
 # scripts/rename.sh is itself left alone. RenameIT runs it on a copy of the tree, builds and starts the result.
@@ -61,7 +63,8 @@ echo "package  $old_package -> $new_package"
 echo "uri      $old_uri -> $new_uri"
 
 files() {
-  find . \( -path ./.git -o -path ./target -o -path ./.tools -o -name node_modules \) -prune \
+  find . \( -path ./.git -o -path ./target -o -path ./.tools -o -name node_modules \
+           -o -path ./src/main/resources/db/migration \) -prune \
     -o -type f ! -path ./scripts/rename.sh -print0 | xargs -0 grep -IlZ '' || true
 }
 

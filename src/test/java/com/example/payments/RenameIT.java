@@ -40,13 +40,16 @@ import static org.hamcrest.Matchers.is;
  * {@code scripts/rename.sh} renames the template in one step: run on a copy of the tree, the renamed project builds
  * (offline, with the dependencies this build already downloaded), its jar carries the new name, no old spelling is
  * left anywhere in any form (escaped as in a regular expression or a Java string, percent-encoded, a {@code \u}
- * escape, an HTML character reference), the renamed jar derives the same attempt id, resource id and Redis key
- * prefix as this build (a deployed service renamed keeps its ids and records), and the renamed service starts,
+ * escape, an HTML character reference) but in the database migrations, which stay byte for byte (Flyway checksums
+ * them), the renamed jar derives the same attempt id, resource id and Redis key prefix as this build (a deployed
+ * service renamed keeps its ids and records), and the renamed service starts,
  * answers {@code /ping}, becomes ready, answers problems under the new base URI, and stops with exit 0 on SIGTERM.
  */
 class RenameIT {
 
     private static final Set<String> NOT_COPIED = Set.of(".git", "target", ".tools", "node_modules", "__pycache__");
+    /** Flyway checksums every applied migration: the rename leaves them byte for byte. */
+    private static final Path MIGRATIONS = Path.of("src", "main", "resources", "db", "migration");
     /** Names no fork is likely to have, so that the test also runs on a renamed tree. */
     private static final String GROUP = "org.renamed.group";
     private static final String ARTIFACT = "renamed-service";
@@ -70,6 +73,12 @@ class RenameIT {
         Result rename = run(dir, Duration.ofMinutes(1), "bash", "scripts/rename.sh", GROUP, ARTIFACT, PACKAGE, PROBLEMS);
         assertThat(rename.output(), rename.exit(), is(0));
         assertThat("old names left after the rename", oldNamesIn(dir, oldNames()), empty());
+        try (Stream<Path> migrations = Files.list(MIGRATIONS)) {
+            for (Path migration : migrations.toList()) {
+                assertThat(migration + " changed by the rename: Flyway would refuse its new checksum",
+                           Files.mismatch(migration, dir.resolve(migration)), is(-1L));
+            }
+        }
         assertThat(Files.isRegularFile(dir.resolve("src/main/java/org/renamed/pkg/Main.java")), is(true));
         assertThat(Files.readString(dir.resolve("pom.xml")), containsString("<groupId>" + GROUP + "</groupId>"));
 
@@ -242,7 +251,8 @@ class RenameIT {
         try (Stream<Path> files = Files.walk(dir)) {
             for (Path file : files.filter(Files::isRegularFile).toList()) {
                 String relative = dir.relativize(file).toString();
-                if (relative.equals("scripts/rename.sh") || relative.endsWith(".png")) {
+                if (relative.equals("scripts/rename.sh") || relative.endsWith(".png")
+                    || dir.relativize(file).startsWith(MIGRATIONS)) {
                     continue;
                 }
                 for (String name : oldNames) {
