@@ -2,8 +2,6 @@ package com.example.payments;
 
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,6 +20,7 @@ import com.example.payments.authorization.AuthorizationService;
 import com.example.payments.authorization.Expiry;
 import com.example.payments.authorization.Reconciler;
 import com.example.payments.authorization.OperationService;
+import com.example.payments.config.AppConfigFiles;
 import com.example.payments.config.ConfigurationException;
 import com.example.payments.config.KnownKeys;
 import com.example.payments.health.DependencyChecks;
@@ -73,10 +72,11 @@ import io.helidon.webserver.http.HttpRouting;
  * listener (8080) and the health listener (8081) as two {@link WebServer}s in this process, and hands SIGTERM and
  * SIGINT to the {@link ShutdownSequence}.
  *
- * <p>Configuration sources, highest priority first: system properties, environment variables, the YAML file named by
- * {@code APP_CONFIG_FILE}, then {@code application.yaml} on the classpath; a system property or an environment variable
- * may raise {@code app.environment} above what that file declares, never lower it ({@link EnvironmentRules}). A key
- * this service does not know, in that file or as a system property, is refused; one only an environment variable sets
+ * <p>Configuration sources, highest priority first: system properties, environment variables, the YAML files named by
+ * {@code APP_CONFIG_FILE} (comma-separated, the last one highest: {@link AppConfigFiles}), then
+ * {@code application.yaml} on the classpath; a system property or an environment variable may raise
+ * {@code app.environment} above what those files declare, never lower it ({@link EnvironmentRules}). A key this
+ * service does not know, in those files or as a system property, is refused; one only an environment variable sets
  * is logged as a warning ({@link KnownKeys}). A configuration mistake prints one line naming the key and the allowed
  * range and exits with status 2.
  *
@@ -123,14 +123,12 @@ public final class Main {
         Logging.redirectConsole();
         Running running;
         try {
-            String appConfigFile = System.getenv("APP_CONFIG_FILE");
-            Config config = config(appConfigFile);
+            AppConfigFiles files = AppConfigFiles.parse(System.getenv(AppConfigFiles.VARIABLE));
+            Config config = config(files);
             KnownKeys known = KnownKeys.load();
             known.checkSystemProperties(System.getProperties());
-            if (appConfigFile != null && !appConfigFile.isBlank()) {
-                known.checkFile(appConfigFile);
-            }
-            EnvironmentRules.checkFloor(config, appConfigFile);
+            files.paths().forEach(known::checkFile);
+            EnvironmentRules.checkFloor(config, files.value());
             AppSettings settings = AppSettings.create(config);
             Logging.configure(settings.logFormat().name(), settings.environment().name());
             known.environmentWarnings(System.getenv()).forEach(warning -> LOGGER.log(Level.WARNING, warning));
@@ -152,23 +150,18 @@ public final class Main {
     /**
      * Loads the configuration.
      *
-     * @param appConfigFile path of the environment's YAML file, or {@code null}
+     * @param files the environment's YAML files ({@code APP_CONFIG_FILE}), possibly none
      * @return the merged configuration
      * @throws ConfigurationException when {@code APP_CONFIG_FILE} names a file that does not exist
      */
-    static Config config(String appConfigFile) {
+    static Config config(AppConfigFiles files) {
+        files.checkReadable();
         Config.Builder builder = Config.builder()
                 .disableEnvironmentVariablesSource()
                 .disableSystemPropertiesSource()
                 .addSource(ConfigSources.systemProperties())
                 .addSource(ConfigSources.environmentVariables());
-        if (appConfigFile != null && !appConfigFile.isBlank()) {
-            if (!Files.isRegularFile(Path.of(appConfigFile))) {
-                throw new ConfigurationException("APP_CONFIG_FILE", "'" + appConfigFile + "' is not a readable file");
-            }
-            builder.addSource(ConfigSources.file(appConfigFile));
-        }
-        return builder.addSource(ConfigSources.classpath("application.yaml")).build();
+        return files.addTo(builder).addSource(ConfigSources.classpath("application.yaml")).build();
     }
 
     /**
