@@ -40,6 +40,8 @@ class ConfigurationTableTest {
 
     private static final Path TABLE = Path.of("docs", "configuration.md");
     private static final Pattern TICKED = Pattern.compile("`([^`]*)`");
+    /** A default the rename must not touch, split by an HTML comment: {@code <code>pay<!-- -->ments</code>}. */
+    private static final Pattern CODE = Pattern.compile("<code>(.*?)</code>");
     /** In a default cell: {@code (dev 256, staging and prod 2000)}, {@code (staging, prod: `/etc/...`)}. */
     private static final Pattern ENVIRONMENT_VALUE = Pattern.compile(
             "((?:dev|staging|prod)(?:(?:, | and )(?:dev|staging|prod))*):? ([0-9]+|`[^`]+`)");
@@ -164,7 +166,10 @@ class ConfigurationTableTest {
                 String key = keys[i].trim().replace("`", "");
                 String cell = i < defaults.length ? defaults[i].trim() : "";
                 Matcher ticked = TICKED.matcher(cell);
-                table.put(key, cell.startsWith("`") && ticked.find() ? Optional.of(ticked.group(1)) : Optional.empty());
+                Matcher code = CODE.matcher(cell);
+                table.put(key, cell.startsWith("`") && ticked.find() ? Optional.of(ticked.group(1))
+                        : cell.startsWith("<code>") && code.find()
+                        ? Optional.of(code.group(1).replaceAll("<!--.*?-->", "")) : Optional.empty());
             }
         }
         return table;

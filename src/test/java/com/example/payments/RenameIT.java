@@ -17,6 +17,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -90,6 +91,7 @@ class RenameIT {
         assertThat(jar.getFileName().toString(), is(ARTIFACT + ".jar"));
         List<String> before = stableIdentities(RenameIT.class.getClassLoader(), RenameIT.class.getPackageName());
         assertThat("identities of this build", before.subList(0, 2), is(PINNED_IDENTITIES));
+        assertThat("application.yaml's key prefix is the code's", before.get(3), is(before.get(2)));
         try (URLClassLoader renamed = new URLClassLoader(new URL[] {jar.toUri().toURL()},
                                                          ClassLoader.getPlatformClassLoader())) {
             assertThat("attempt id, resource id and default Redis key prefix after the rename",
@@ -181,10 +183,11 @@ class RenameIT {
     }
 
     /**
-     * The attempt id and resource id of one fixed request under {@link #SECRET}, and the default Redis key prefix, as
-     * the build whose classes the loader holds derives them.
+     * The attempt id and resource id of one fixed request under {@link #SECRET}, and the default Redis key prefix (the
+     * code's fallback and {@code application.yaml}'s value), as the build whose classes the loader holds derives them.
      */
-    private static List<String> stableIdentities(ClassLoader loader, String pkg) throws ReflectiveOperationException {
+    private static List<String> stableIdentities(ClassLoader loader, String pkg)
+            throws ReflectiveOperationException, IOException {
         Class<?> identities = Class.forName(pkg + ".idempotency.RequestIdentities", true, loader);
         Class<?> keyType = Class.forName(pkg + ".idempotency.IdempotencyKey", true, loader);
         Object calculator = identities.getMethod("create", String.class, Optional.class)
@@ -197,8 +200,14 @@ class RenameIT {
         Object decision = identity.getClass().getMethod("decision").invoke(identity);
         Object prefix = Class.forName(pkg + ".idempotency.StableNames", true, loader)
                 .getField("DEFAULT_KEY_PREFIX").get(null);
+        Map<?, ?> yaml;
+        try (var in = loader.getResourceAsStream("application.yaml")) {
+            yaml = new org.yaml.snakeyaml.Yaml().load(in);
+        }
+        Object yamlPrefix = ((Map<?, ?>) ((Map<?, ?>) yaml.get("idempotency")).get("redis")).get("key-prefix");
         return List.of((String) identity.getClass().getMethod("attemptId").invoke(identity),
-                       (String) decision.getClass().getMethod("id").invoke(decision), (String) prefix);
+                       (String) decision.getClass().getMethod("id").invoke(decision), (String) prefix,
+                       (String) yamlPrefix);
     }
 
     /**
