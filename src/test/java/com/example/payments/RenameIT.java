@@ -40,7 +40,7 @@ import static org.hamcrest.Matchers.is;
 /**
  * {@code scripts/rename.sh} renames the template in one step: run on a copy of the tree, the renamed project builds
  * (offline, with the dependencies this build already downloaded), its jar carries the new name, no old spelling is
- * left anywhere in any form (escaped as in a regular expression or a Java string, percent-encoded, a {@code \u}
+ * left anywhere in any form (escaped as in a regular expression or a Java string, percent-encoded, a backslash-u
  * escape, an HTML character reference) but in the database migrations, which stay byte for byte (Flyway checksums
  * them), the renamed jar derives the same attempt id, resource id and Redis key prefix as this build (a deployed
  * service renamed keeps its ids and records), and the renamed service starts,
