@@ -17,8 +17,6 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +25,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import com.example.payments.testing.BuiltJar;
+import com.example.payments.testing.Spellings;
+import com.example.payments.testing.StableIdentities;
 import com.example.payments.testing.Tools;
 
 import org.junit.jupiter.api.Test;
@@ -60,9 +60,6 @@ class RenameIT {
     private static final String SECRET = "rename-it-fixed-fingerprint-secret";
     private static final List<String> PINNED_IDENTITIES = List.of("att_6878a0043d3e79cf042f12c48158e198",
                                                                   "2fc9aaef-f899-8073-90cd-196dcf0f5103");
-    /** An escaped punctuation character: backslashes, percent-encoding, a unicode escape, an HTML reference. */
-    private static final Pattern ESCAPED = Pattern.compile(
-            "\\\\+u00([0-9A-Fa-f]{2})|%([0-9A-Fa-f]{2})|&#([0-9]+);|&#[xX]([0-9A-Fa-f]+);|\\\\+([./:_-])");
     private static final Pattern STARTED = Pattern.compile(
             "serving business traffic on port (\\d+), health probes and metrics on port (\\d+)");
 
@@ -89,13 +86,13 @@ class RenameIT {
         assertThat(build.output(), build.exit(), is(0));
         Path jar = BuiltJar.path(dir);
         assertThat(jar.getFileName().toString(), is(ARTIFACT + ".jar"));
-        List<String> before = stableIdentities(RenameIT.class.getClassLoader(), RenameIT.class.getPackageName());
+        List<String> before = StableIdentities.of(RenameIT.class.getClassLoader(), RenameIT.class.getPackageName(), SECRET);
         assertThat("identities of this build", before.subList(0, 2), is(PINNED_IDENTITIES));
         assertThat("application.yaml's key prefix is the code's", before.get(3), is(before.get(2)));
         try (URLClassLoader renamed = new URLClassLoader(new URL[] {jar.toUri().toURL()},
                                                          ClassLoader.getPlatformClassLoader())) {
             assertThat("attempt id, resource id and default Redis key prefix after the rename",
-                       stableIdentities(renamed, PACKAGE), is(before));
+                       StableIdentities.of(renamed, PACKAGE, SECRET), is(before));
         }
 
         smokeTest(dir, jar);
@@ -183,34 +180,6 @@ class RenameIT {
     }
 
     /**
-     * The attempt id and resource id of one fixed request under {@link #SECRET}, and the default Redis key prefix (the
-     * code's fallback and {@code application.yaml}'s value), as the build whose classes the loader holds derives them.
-     */
-    private static List<String> stableIdentities(ClassLoader loader, String pkg)
-            throws ReflectiveOperationException, IOException {
-        Class<?> identities = Class.forName(pkg + ".idempotency.RequestIdentities", true, loader);
-        Class<?> keyType = Class.forName(pkg + ".idempotency.IdempotencyKey", true, loader);
-        Object calculator = identities.getMethod("create", String.class, Optional.class)
-                .invoke(null, SECRET, Optional.empty());
-        List<?> all = (List<?>) identities
-                .getMethod("of", String.class, String.class, String.class, keyType, String.class)
-                .invoke(calculator, "authorize", "authorization", "m_123",
-                        keyType.getConstructor(String.class).newInstance("order-42"), "canonical form");
-        Object identity = all.getFirst();
-        Object decision = identity.getClass().getMethod("decision").invoke(identity);
-        Object prefix = Class.forName(pkg + ".idempotency.StableNames", true, loader)
-                .getField("DEFAULT_KEY_PREFIX").get(null);
-        Map<?, ?> yaml;
-        try (var in = loader.getResourceAsStream("application.yaml")) {
-            yaml = new org.yaml.snakeyaml.Yaml().load(in);
-        }
-        Object yamlPrefix = ((Map<?, ?>) ((Map<?, ?>) yaml.get("idempotency")).get("redis")).get("key-prefix");
-        return List.of((String) identity.getClass().getMethod("attemptId").invoke(identity),
-                       (String) decision.getClass().getMethod("id").invoke(decision), (String) prefix,
-                       (String) yamlPrefix);
-    }
-
-    /**
      * The current names, each spelling, read from this build: the artifact, this package (and its parents of two
      * parts or more, e.g. a logger named after one), the problem base URI and its host.
      */
@@ -237,24 +206,6 @@ class RenameIT {
         return names;
     }
 
-    /** The text with every escaped punctuation character ({@link #ESCAPED}) written plainly. */
-    private static String unescaped(String text) {
-        return ESCAPED.matcher(text).replaceAll(match -> {
-            String hex = match.group(1) != null ? match.group(1) : match.group(2) != null ? match.group(2)
-                    : match.group(4);
-            int code = hex != null ? Integer.parseInt(hex, 16)
-                    : match.group(3) != null ? Integer.parseInt(match.group(3)) : match.group(5).charAt(0);
-            return code < 0x80 && ".:/_-".indexOf(code) >= 0 ? Matcher.quoteReplacement(String.valueOf((char) code))
-                    : Matcher.quoteReplacement(match.group());
-        });
-    }
-
-    /** Whether the text holds the name as a whole word (a longer package or host that merely contains it does not). */
-    private static boolean holds(String text, String name) {
-        return Pattern.compile("(?<![A-Za-z0-9_.])" + Pattern.quote(name) + "(?![A-Za-z0-9_])").matcher(text).find()
-               || !name.matches("[a-z0-9]+(\\.[a-z0-9]+)+") && text.contains(name);
-    }
-
     private static List<String> oldNamesIn(Path dir, List<String> oldNames) throws IOException {
         List<String> found = new ArrayList<>();
         try (Stream<Path> files = Files.walk(dir)) {
@@ -270,11 +221,11 @@ class RenameIT {
                     }
                 }
                 String text = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);
-                String plain = unescaped(text);
+                String plain = Spellings.unescaped(text);
                 for (String name : oldNames) {
-                    if (holds(text, name)) {
+                    if (Spellings.holds(text, name)) {
                         found.add(relative + ": " + name);
-                    } else if (holds(plain, name)) {
+                    } else if (Spellings.holds(plain, name)) {
                         found.add(relative + ": " + name + " (escaped)");
                     }
                 }
