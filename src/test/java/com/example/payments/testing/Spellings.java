@@ -5,7 +5,7 @@ import java.util.regex.Pattern;
 
 /**
  * Finds a name in a text in any spelling a file may give it: plain, or with its punctuation escaped as in a regular
- * expression or a Java string ({@code payments\\.example}), percent-encoded ({@code com%2Fexample}), as a
+ * expression or a Java string ({@code org\\.sample}), percent-encoded ({@code org%2Fsample}), as a
  * backslash-u escape or an HTML character reference. {@code RenameIT} uses it to prove that no old name survives a
  * rename.
  */
@@ -22,7 +22,7 @@ public final class Spellings {
      * The text with every escaped punctuation character ({@code . : / _ -}) written plainly.
      *
      * @param text any text
-     * @return the text, e.g. {@code com.example} for {@code com\\.example} or {@code com%2Eexample}
+     * @return the text, e.g. {@code org.sample} for {@code org\\.sample} or {@code org%2Esample}
      */
     public static String unescaped(String text) {
         return ESCAPED.matcher(text).replaceAll(match -> {
@@ -40,7 +40,7 @@ public final class Spellings {
      * package or host that merely contains it does not count; any other name anywhere.
      *
      * @param text the text, plain or {@link #unescaped}
-     * @param name e.g. {@code com.example.payments}
+     * @param name e.g. {@code org.sample.service}
      * @return {@code true} when found
      */
     public static boolean holds(String text, String name) {

@@ -11,20 +11,20 @@ class SpellingsTest {
 
     @Test
     void anEscapedSpellingIsFoundOnceUnescaped() {
-        for (String text : List.of("'^https://payments\\.example\\.com/problems$'", "\"com\\\\.example\\\\.payments\"",
-                                   "https%3A%2F%2Fpayments.example.com%2Fproblems", "com\\u002Eexample\\u002epayments",
-                                   "com&#46;example&#x2E;payments")) {
+        for (String text : List.of("'^https://errors\\.sample\\.test/problems$'", "\"org\\\\.sample\\\\.service\"",
+                                   "https%3A%2F%2Ferrors.sample.test%2Fproblems", "org\\u002Esample\\u002eservice",
+                                   "org&#46;sample&#x2E;service")) {
             String plain = Spellings.unescaped(text);
-            assertThat(text, Spellings.holds(plain, "com.example.payments")
-                             || Spellings.holds(plain, "https://payments.example.com/problems"), is(true));
+            assertThat(text, Spellings.holds(plain, "org.sample.service")
+                             || Spellings.holds(plain, "https://errors.sample.test/problems"), is(true));
         }
     }
 
     @Test
     void aDottedNameCountsOnlyAsAWholeWord() {
-        assertThat(Spellings.holds("<Logger name=\"com.example\"/>", "com.example"), is(true));
-        assertThat(Spellings.holds("org.com.example.payments", "com.example.payments"), is(false));
-        assertThat(Spellings.holds("\"payments\" + \"-authorization:\"", "payments-authorization"), is(false));
-        assertThat(Spellings.holds("image payments-authorization:dev", "payments-authorization"), is(true));
+        assertThat(Spellings.holds("<Logger name=\"org.sample\"/>", "org.sample"), is(true));
+        assertThat(Spellings.holds("org.org.sample.service", "org.sample.service"), is(false));
+        assertThat(Spellings.holds("\"sample\" + \"-service:\"", "sample-service"), is(false));
+        assertThat(Spellings.holds("image sample-service:dev", "sample-service"), is(true));
     }
 }
