@@ -32,7 +32,7 @@
 #   STORE=postgres | redis | memory (postgres)
 #   INSTANCE_CPU=0.3   cores per instance (CFS quota); 0: no cgroup
 #   STORE_CPU=0.4      cores for PostgreSQL and Redis together; 0: no cgroup
-#   SHUTDOWN_CONFIG=config/staging/config.yaml   the shutdown.* values of the instances (pre-drain-delay,
+#   SHUTDOWN_CONFIG=config/base/base.yaml   the shutdown.* values of the instances (pre-drain-delay,
 #                      drain-timeout, cleanup-timeout, metrics-linger, hard-deadline; a key it does not set: the
 #                      default of src/main/resources/application.yaml); an LT_PRE_DRAIN, LT_DRAIN_TIMEOUT,
 #                      LT_CLEANUP_TIMEOUT, LT_METRICS_LINGER or LT_HARD_DEADLINE given wins; "none": lib.sh's values
@@ -62,7 +62,7 @@ fi
 STORE="${STORE:-postgres}"
 INSTANCE_CPU="${INSTANCE_CPU:-0.3}"
 STORE_CPU="${STORE_CPU:-0.4}"
-SHUTDOWN_CONFIG="${SHUTDOWN_CONFIG:-config/staging/config.yaml}"
+SHUTDOWN_CONFIG="${SHUTDOWN_CONFIG:-config/base/base.yaml}"
 case "$STORE" in
   postgres|redis|memory) ;;
   *) echo "STORE must be postgres, redis or memory, not '$STORE'" >&2; exit 2 ;;

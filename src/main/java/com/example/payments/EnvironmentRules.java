@@ -6,6 +6,7 @@ import java.util.stream.Collectors;
 
 import com.example.payments.authentication.AuthSettings;
 import com.example.payments.authorization.AuthorizerSettings;
+import com.example.payments.config.AppConfigFiles;
 import com.example.payments.config.ConfigValues;
 import com.example.payments.config.ConfigurationException;
 import com.example.payments.database.DatabaseSettings;
@@ -13,7 +14,6 @@ import com.example.payments.idempotency.IdempotencySettings;
 import com.example.payments.lifecycle.ShutdownSettings;
 
 import io.helidon.config.Config;
-import io.helidon.config.ConfigSources;
 
 /**
  * What {@code app.environment} staging and prod refuse at startup (exit 2, one line naming the key), whichever
@@ -36,7 +36,7 @@ import io.helidon.config.ConfigSources;
  *     ({@code DATABASE_PASSWORD}, or {@code DATABASE_URL} when the Secret holds the whole URL).</li>
  * </ul>
  *
- * <p>The environment itself has a floor ({@link #checkFloor}): the one the {@code APP_CONFIG_FILE} file declares. A
+ * <p>The environment itself has a floor ({@link #checkFloor}): the one the {@code APP_CONFIG_FILE} files declare. A
  * system property or an environment variable may raise it ({@code APP_ENVIRONMENT=prod} over the staging file), never
  * lower it: {@code APP_ENVIRONMENT=dev} over {@code config/prod/config.yaml} would drop every rule above.
  */
@@ -52,17 +52,18 @@ final class EnvironmentRules {
      * prod's guards off.
      *
      * @param config        the merged configuration, as the service reads it
-     * @param appConfigFile the {@code APP_CONFIG_FILE} path, or {@code null} / blank when none is given (then the only
-     *                      lower source is {@code application.yaml}, which declares dev: no floor)
+     * @param appConfigFile the {@code APP_CONFIG_FILE} value (one path or several, comma-separated; the last file that
+     *                      sets {@code app.environment} declares it), or {@code null} / blank when none is given (then
+     *                      the only lower source is {@code application.yaml}, which declares dev: no floor)
      * @throws ConfigurationException naming {@code app.environment}, where the lower value came from, the file and
      *                                its environment, and the values allowed
      */
     static void checkFloor(Config config, String appConfigFile) {
-        if (appConfigFile == null || appConfigFile.isBlank()) {
+        AppConfigFiles files = AppConfigFiles.parse(appConfigFile);
+        if (files.isEmpty()) {
             return;
         }
-        Config file = Config.builder().disableEnvironmentVariablesSource().disableSystemPropertiesSource()
-                .addSource(ConfigSources.file(appConfigFile)).build();
+        Config file = files.filesOnly();
         AppSettings.Environment declared = ConfigValues.create(file)
                 .oneOf("app.environment", AppSettings.Environment.class, AppSettings.Environment.DEV);
         AppSettings.Environment effective = ConfigValues.create(config)

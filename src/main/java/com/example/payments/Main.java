@@ -1,8 +1,6 @@
 package com.example.payments;
 
 import java.lang.System.Logger.Level;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,6 +10,7 @@ import java.util.function.Consumer;
 
 import com.example.payments.authentication.ApiKeyAuthenticator;
 import com.example.payments.authentication.Authenticator;
+import com.example.payments.config.AppConfigFiles;
 import com.example.payments.config.ConfigurationException;
 import com.example.payments.config.KnownKeys;
 import com.example.payments.health.HealthService;
@@ -40,10 +39,11 @@ import io.helidon.webserver.WebServer;
  * their {@link Routes}, starts the {@link BackgroundWorkers}, and hands SIGTERM and SIGINT to the
  * {@link ShutdownSequence}; {@link Running} is what it started.
  *
- * <p>Configuration sources, highest priority first: system properties, environment variables, the YAML file named by
- * {@code APP_CONFIG_FILE}, then {@code application.yaml} on the classpath; a system property or an environment variable
- * may raise {@code app.environment} above what that file declares, never lower it ({@link EnvironmentRules}). A key
- * this service does not know, in that file or as a system property, is refused; one only an environment variable sets
+ * <p>Configuration sources, highest priority first: system properties, environment variables, the YAML files named by
+ * {@code APP_CONFIG_FILE} (comma-separated, the last one highest: {@link AppConfigFiles}), then
+ * {@code application.yaml} on the classpath; a system property or an environment variable may raise
+ * {@code app.environment} above what those files declare, never lower it ({@link EnvironmentRules}). A key this
+ * service does not know, in those files or as a system property, is refused; one only an environment variable sets
  * is logged as a warning ({@link KnownKeys}). A configuration mistake prints one line naming the key and the allowed
  * range and exits with status 2.
  */
@@ -71,14 +71,12 @@ public final class Main {
         Logging.redirectConsole();
         Running running;
         try {
-            String appConfigFile = System.getenv("APP_CONFIG_FILE");
-            Config config = config(appConfigFile);
+            AppConfigFiles files = AppConfigFiles.parse(System.getenv(AppConfigFiles.VARIABLE));
+            Config config = config(files);
             KnownKeys known = KnownKeys.load();
             known.checkSystemProperties(System.getProperties());
-            if (appConfigFile != null && !appConfigFile.isBlank()) {
-                known.checkFile(appConfigFile);
-            }
-            EnvironmentRules.checkFloor(config, appConfigFile);
+            files.paths().forEach(known::checkFile);
+            EnvironmentRules.checkFloor(config, files.value());
             AppSettings settings = AppSettings.create(config);
             Logging.configure(settings.logFormat().name(), settings.environment().name());
             known.environmentWarnings(System.getenv()).forEach(warning -> LOGGER.log(Level.WARNING, warning));
@@ -100,23 +98,18 @@ public final class Main {
     /**
      * Loads the configuration.
      *
-     * @param appConfigFile path of the environment's YAML file, or {@code null}
+     * @param files the environment's YAML files ({@code APP_CONFIG_FILE}), possibly none
      * @return the merged configuration
      * @throws ConfigurationException when {@code APP_CONFIG_FILE} names a file that does not exist
      */
-    static Config config(String appConfigFile) {
+    static Config config(AppConfigFiles files) {
+        files.checkReadable();
         Config.Builder builder = Config.builder()
                 .disableEnvironmentVariablesSource()
                 .disableSystemPropertiesSource()
                 .addSource(ConfigSources.systemProperties())
                 .addSource(ConfigSources.environmentVariables());
-        if (appConfigFile != null && !appConfigFile.isBlank()) {
-            if (!Files.isRegularFile(Path.of(appConfigFile))) {
-                throw new ConfigurationException("APP_CONFIG_FILE", "'" + appConfigFile + "' is not a readable file");
-            }
-            builder.addSource(ConfigSources.file(appConfigFile));
-        }
-        return builder.addSource(ConfigSources.classpath("application.yaml")).build();
+        return files.addTo(builder).addSource(ConfigSources.classpath("application.yaml")).build();
     }
 
     /**

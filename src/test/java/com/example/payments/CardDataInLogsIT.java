@@ -79,17 +79,18 @@ class CardDataInLogsIT {
                                                               "http.header-timeout", DEADLINE,
                                                               "http.body-timeout", DEADLINE));
         if (setting.contains("ALL")) {
-            // A forker debugging Helidon: every Helidon logger at its finest level, in a file merged with the shipped
-            // log4j2.xml (docs/observability.md#logs).
+            // A forker debugging Helidon: every Helidon logger and every one of this service (its package, so that a
+            // rename keeps it) at its finest level, in a file merged with the shipped log4j2.xml
+            // (docs/observability.md#logs).
             Path file = dir.resolve("log-levels.xml");
             Files.writeString(file, """
                     <Configuration>
                         <Loggers>
                             <Logger name="io.helidon" level="all"/>
-                            <Logger name="com.example" level="all"/>
+                            <Logger name="%s" level="all"/>
                         </Loggers>
                     </Configuration>
-                    """);
+                    """.formatted(CardDataInLogsIT.class.getPackageName()));
             properties.put("log4j2.configurationFile", "classpath:log4j2.xml," + file);
         }
         List<String> output;

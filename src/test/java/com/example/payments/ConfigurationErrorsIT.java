@@ -11,6 +11,7 @@ import java.util.stream.Stream;
 
 import com.example.payments.testing.Http;
 import com.example.payments.testing.BuiltJar;
+import com.example.payments.testing.EnvironmentFiles;
 import com.example.payments.testing.ServiceProcess;
 
 import org.junit.jupiter.api.Test;
@@ -31,6 +32,9 @@ import static org.hamcrest.Matchers.not;
  * every key in-process.
  */
 class ConfigurationErrorsIT {
+
+    /** prod's files as its pods read them: {@code config/base/base.yaml,config/prod/config.yaml}. */
+    private static final String PROD = EnvironmentFiles.appConfigFile("prod");
 
     @Test
     void anUnknownStoreStopsStartupWithOneLineNamingTheKey() throws Exception {
@@ -72,11 +76,11 @@ class ConfigurationErrorsIT {
 
     @Test
     void anEnvironmentVariableCannotLowerProdToDev(@TempDir Path dir) throws Exception {
-        // The input: prod's file with every Secret mounted, and APP_ENVIRONMENT=dev on top.
+        // The input: prod's files with every Secret mounted, and APP_ENVIRONMENT=dev on top.
         Path apiKeys = dir.resolve("api-keys");
         Files.writeString(apiKeys, "sha256:" + "3c".repeat(32) + " m_123\n");
         ServiceProcess.Exited exited = ServiceProcess.runToExit(Map.of(), Map.of(
-                "APP_CONFIG_FILE", "config/prod/config.yaml", "APP_ENVIRONMENT", "dev",
+                "APP_CONFIG_FILE", PROD, "APP_ENVIRONMENT", "dev",
                 "AUTH_API_KEYS_FILE", apiKeys.toString(),
                 "IDEMPOTENCY_FINGERPRINT_SECRET", "stand-in-for-a-real-secret-of-32-chars",
                 "DATABASE_URL", "jdbc:postgresql://127.0.0.1:1/payments", "DATABASE_USERNAME", "payments",
@@ -84,7 +88,7 @@ class ConfigurationErrorsIT {
         assertThat(String.join("\n", exited.output()), exited.status(), is(2));
         assertThat(exited.output(), hasItem("Invalid configuration: app.environment: 'dev' from an environment "
                                             + "variable (APP_ENVIRONMENT) is below prod, which APP_CONFIG_FILE "
-                                            + "(config/prod/config.yaml) declares; allowed: prod (an override may "
+                                            + "(" + PROD + ") declares; allowed: prod (an override may "
                                             + "raise the environment, never lower it: a lower one would drop the "
                                             + "file's refusal of development keys and secrets and of the test "
                                             + "authorizer)"));
@@ -95,11 +99,11 @@ class ConfigurationErrorsIT {
     @Test
     void aSystemPropertyCannotLowerProdToStaging() throws Exception {
         ServiceProcess.Exited exited = ServiceProcess.runToExit(Map.of("app.environment", "staging"),
-                                                                Map.of("APP_CONFIG_FILE", "config/prod/config.yaml"));
+                                                                Map.of("APP_CONFIG_FILE", PROD));
         assertThat(String.join("\n", exited.output()), exited.status(), is(2));
         assertThat(exited.output().stream().filter(line -> line.startsWith("Invalid configuration: ")).toList(),
                    is(List.of("Invalid configuration: app.environment: 'staging' from the system property "
-                              + "app.environment is below prod, which APP_CONFIG_FILE (config/prod/config.yaml) "
+                              + "app.environment is below prod, which APP_CONFIG_FILE (" + PROD + ") "
                               + "declares; allowed: prod (an override may raise the environment, never lower it: a "
                               + "lower one would drop the file's refusal of development keys and secrets and of the "
                               + "test authorizer)")));
@@ -248,11 +252,11 @@ class ConfigurationErrorsIT {
 
     @Test
     void prodWithoutItsFingerprintSecretRefusesToStartNamingTheKey(@TempDir Path dir) throws Exception {
-        // The prod config file with every Secret mounted but the fingerprint secret (application.yaml has none).
+        // The prod config files with every Secret mounted but the fingerprint secret (application.yaml has none).
         Path apiKeys = dir.resolve("api-keys");
         Files.writeString(apiKeys, "sha256:" + "3c".repeat(32) + " m_123\n");
         ServiceProcess.Exited exited = ServiceProcess.runToExit(Map.of(), Map.of(
-                "APP_CONFIG_FILE", "config/prod/config.yaml", "AUTH_API_KEYS_FILE", apiKeys.toString(),
+                "APP_CONFIG_FILE", PROD, "AUTH_API_KEYS_FILE", apiKeys.toString(),
                 "DATABASE_URL", "jdbc:postgresql://127.0.0.1:1/payments", "DATABASE_USERNAME", "payments",
                 "DATABASE_PASSWORD", "not-a-real-password"));
         assertThat(exited.output().toString(), exited.status(), is(2));

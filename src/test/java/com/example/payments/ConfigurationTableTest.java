@@ -11,6 +11,8 @@ import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import com.example.payments.testing.EnvironmentFiles;
+
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
 
@@ -38,6 +40,8 @@ class ConfigurationTableTest {
 
     private static final Path TABLE = Path.of("docs", "configuration.md");
     private static final Pattern TICKED = Pattern.compile("`([^`]*)`");
+    /** A default the rename must not touch, split by an HTML comment: {@code <code>pay<!-- -->ments</code>}. */
+    private static final Pattern CODE = Pattern.compile("<code>(.*?)</code>");
     /** In a default cell: {@code (dev 256, staging and prod 2000)}, {@code (staging, prod: `/etc/...`)}. */
     private static final Pattern ENVIRONMENT_VALUE = Pattern.compile(
             "((?:dev|staging|prod)(?:(?:, | and )(?:dev|staging|prod))*):? ([0-9]+|`[^`]+`)");
@@ -76,14 +80,14 @@ class ConfigurationTableTest {
                     String expected = value.group(2).replace("`", "");
                     String actual = environmentConfig(environment).get(key).asString().orElse("(unset)");
                     if (!actual.equals(expected)) {
-                        wrong.add(key + " in " + environment + ": table says " + expected + ", config/" + environment
-                                  + "/config.yaml " + actual);
+                        wrong.add(key + " in " + environment + ": table says " + expected + ", "
+                                  + EnvironmentFiles.files(environment) + " " + actual);
                     }
                 }
             }
         }
         assertThat("environment values quoted in the table", quoted, greaterThan(5));
-        assertThat("environment values in " + TABLE + " that config/<env>/config.yaml does not have", wrong, empty());
+        assertThat("environment values in " + TABLE + " that the environment files do not have", wrong, empty());
     }
 
     @ParameterizedTest(name = "{0}")
@@ -162,7 +166,10 @@ class ConfigurationTableTest {
                 String key = keys[i].trim().replace("`", "");
                 String cell = i < defaults.length ? defaults[i].trim() : "";
                 Matcher ticked = TICKED.matcher(cell);
-                table.put(key, cell.startsWith("`") && ticked.find() ? Optional.of(ticked.group(1)) : Optional.empty());
+                Matcher code = CODE.matcher(cell);
+                table.put(key, cell.startsWith("`") && ticked.find() ? Optional.of(ticked.group(1))
+                        : cell.startsWith("<code>") && code.find()
+                        ? Optional.of(code.group(1).replaceAll("<!--.*?-->", "")) : Optional.empty());
             }
         }
         return table;
@@ -176,10 +183,16 @@ class ConfigurationTableTest {
         return leaves;
     }
 
+    // The environment's files (config/base/base.yaml, then config/<env>/config.yaml for staging and prod), the last one
+    // highest, above application.yaml.
     private static Config environmentConfig(String environment) throws Exception {
-        String content = Files.readString(Path.of("config", environment, "config.yaml"), StandardCharsets.UTF_8);
-        return config(ConfigSources.create(content, io.helidon.common.media.type.MediaTypes.APPLICATION_YAML),
-                      ConfigSources.classpath("application.yaml").build());
+        List<io.helidon.config.spi.ConfigSource> sources = new ArrayList<>();
+        for (Path file : EnvironmentFiles.files(environment).reversed()) {
+            sources.add(ConfigSources.create(Files.readString(file, StandardCharsets.UTF_8),
+                                             io.helidon.common.media.type.MediaTypes.APPLICATION_YAML));
+        }
+        sources.add(ConfigSources.classpath("application.yaml").build());
+        return config(sources.toArray(io.helidon.config.spi.ConfigSource[]::new));
     }
 
     /** The sources given, highest precedence first; no environment variables or system properties. */

@@ -4,6 +4,8 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.URI;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -23,6 +25,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import com.example.payments.testing.BuiltJar;
+import com.example.payments.testing.Spellings;
+import com.example.payments.testing.StableIdentities;
 import com.example.payments.testing.Tools;
 
 import org.junit.jupiter.api.Test;
@@ -36,17 +40,26 @@ import static org.hamcrest.Matchers.is;
 /**
  * {@code scripts/rename.sh} renames the template in one step: run on a copy of the tree, the renamed project builds
  * (offline, with the dependencies this build already downloaded), its jar carries the new name, no old spelling is
- * left anywhere, and the renamed service starts, answers {@code /ping}, becomes ready, answers problems under the new
- * base URI, and stops with exit 0 on SIGTERM.
+ * left anywhere in any form (escaped as in a regular expression or a Java string, percent-encoded, a backslash-u
+ * escape, an HTML character reference) but in the database migrations, which stay byte for byte (Flyway checksums
+ * them), the renamed jar derives the same attempt id, resource id and Redis key prefix as this build (a deployed
+ * service renamed keeps its ids and records), and the renamed service starts,
+ * answers {@code /ping}, becomes ready, answers problems under the new base URI, and stops with exit 0 on SIGTERM.
  */
 class RenameIT {
 
     private static final Set<String> NOT_COPIED = Set.of(".git", "target", ".tools", "node_modules", "__pycache__");
+    /** Flyway checksums every applied migration: the rename leaves them byte for byte. */
+    private static final Path MIGRATIONS = Path.of("src", "main", "resources", "db", "migration");
     /** Names no fork is likely to have, so that the test also runs on a renamed tree. */
     private static final String GROUP = "org.renamed.group";
     private static final String ARTIFACT = "renamed-service";
     private static final String PACKAGE = "org.renamed.pkg";
     private static final String PROBLEMS = "https://problems.renamed.test/problems";
+    /** One request's identities under a fixed fingerprint secret, as every build so far derived them. */
+    private static final String SECRET = "rename-it-fixed-fingerprint-secret";
+    private static final List<String> PINNED_IDENTITIES = List.of("att_6878a0043d3e79cf042f12c48158e198",
+                                                                  "2fc9aaef-f899-8073-90cd-196dcf0f5103");
     private static final Pattern STARTED = Pattern.compile(
             "serving business traffic on port (\\d+), health probes and metrics on port (\\d+)");
 
@@ -58,6 +71,12 @@ class RenameIT {
         Result rename = run(dir, Duration.ofMinutes(1), "bash", "scripts/rename.sh", GROUP, ARTIFACT, PACKAGE, PROBLEMS);
         assertThat(rename.output(), rename.exit(), is(0));
         assertThat("old names left after the rename", oldNamesIn(dir, oldNames()), empty());
+        try (Stream<Path> migrations = Files.list(MIGRATIONS)) {
+            for (Path migration : migrations.toList()) {
+                assertThat(migration + " changed by the rename: Flyway would refuse its new checksum",
+                           Files.mismatch(migration, dir.resolve(migration)), is(-1L));
+            }
+        }
         assertThat(Files.isRegularFile(dir.resolve("src/main/java/org/renamed/pkg/Main.java")), is(true));
         assertThat(Files.readString(dir.resolve("pom.xml")), containsString("<groupId>" + GROUP + "</groupId>"));
 
@@ -67,6 +86,14 @@ class RenameIT {
         assertThat(build.output(), build.exit(), is(0));
         Path jar = BuiltJar.path(dir);
         assertThat(jar.getFileName().toString(), is(ARTIFACT + ".jar"));
+        List<String> before = StableIdentities.of(RenameIT.class.getClassLoader(), RenameIT.class.getPackageName(), SECRET);
+        assertThat("identities of this build", before.subList(0, 2), is(PINNED_IDENTITIES));
+        assertThat("application.yaml's key prefix is the code's", before.get(3), is(before.get(2)));
+        try (URLClassLoader renamed = new URLClassLoader(new URL[] {jar.toUri().toURL()},
+                                                         ClassLoader.getPlatformClassLoader())) {
+            assertThat("attempt id, resource id and default Redis key prefix after the rename",
+                       StableIdentities.of(renamed, PACKAGE, SECRET), is(before));
+        }
 
         smokeTest(dir, jar);
     }
@@ -152,7 +179,10 @@ class RenameIT {
                            HttpResponse.BodyHandlers.ofString());
     }
 
-    /** The current names, each spelling, read from this build: the artifact, this package, the problem base URI. */
+    /**
+     * The current names, each spelling, read from this build: the artifact, this package (and its parents of two
+     * parts or more, e.g. a logger named after one), the problem base URI and its host.
+     */
     private static List<String> oldNames() throws IOException {
         java.util.Properties built = new java.util.Properties();
         try (var reader = Files.newBufferedReader(Path.of("target", "jar.properties"))) {
@@ -163,8 +193,17 @@ class RenameIT {
                 .map(part -> Character.toUpperCase(part.charAt(0)) + part.substring(1))
                 .collect(java.util.stream.Collectors.joining());
         String uri = com.example.payments.http.Problem.TYPE_BASE;
-        return List.of(artifact, artifact.replace('-', '_'), camel, RenameIT.class.getPackageName(),
-                       RenameIT.class.getPackageName().replace('.', '/'), uri.substring(0, uri.length() - 1));
+        String pkg = RenameIT.class.getPackageName();
+        List<String> names = new ArrayList<>(List.of(artifact, artifact.replace('-', '_'), camel, pkg,
+                                                     pkg.replace('.', '/'), uri.substring(0, uri.length() - 1),
+                                                     URI.create(uri).getHost()));
+        for (int dot = pkg.lastIndexOf('.'); dot > 0; dot = pkg.lastIndexOf('.', dot - 1)) {
+            String parent = pkg.substring(0, dot);
+            if (parent.contains(".") && !PACKAGE.startsWith(parent) && !GROUP.startsWith(parent)) {
+                names.add(parent);
+            }
+        }
+        return names;
     }
 
     private static List<String> oldNamesIn(Path dir, List<String> oldNames) throws IOException {
@@ -172,7 +211,8 @@ class RenameIT {
         try (Stream<Path> files = Files.walk(dir)) {
             for (Path file : files.filter(Files::isRegularFile).toList()) {
                 String relative = dir.relativize(file).toString();
-                if (relative.equals("scripts/rename.sh") || relative.endsWith(".png")) {
+                if (relative.equals("scripts/rename.sh") || relative.endsWith(".png")
+                    || dir.relativize(file).startsWith(MIGRATIONS)) {
                     continue;
                 }
                 for (String name : oldNames) {
@@ -181,7 +221,14 @@ class RenameIT {
                     }
                 }
                 String text = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);
-                oldNames.stream().filter(text::contains).forEach(name -> found.add(relative + ": " + name));
+                String plain = Spellings.unescaped(text);
+                for (String name : oldNames) {
+                    if (Spellings.holds(text, name)) {
+                        found.add(relative + ": " + name);
+                    } else if (Spellings.holds(plain, name)) {
+                        found.add(relative + ": " + name + " (escaped)");
+                    }
+                }
             }
         }
         return found;

@@ -100,9 +100,9 @@ public final class KnownKeys {
     }
 
     /**
-     * Refuses a key of the environment's config file that this service does not know.
+     * Refuses a key of one of the environment's config files that this service does not know.
      *
-     * @param appConfigFile the {@code APP_CONFIG_FILE} path
+     * @param appConfigFile one path of {@code APP_CONFIG_FILE} ({@link AppConfigFiles#paths})
      * @throws ConfigurationException naming the first unknown key and the closest known one
      */
     public void checkFile(String appConfigFile) {

@@ -2,17 +2,15 @@ package com.example.payments.database;
 
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
 
+import com.example.payments.config.AppConfigFiles;
 import com.example.payments.config.ConfigValues;
 import com.example.payments.config.ConfigurationException;
 
 import io.helidon.config.Config;
-import io.helidon.config.ConfigSources;
 
 /**
  * Validated {@code database.*} configuration of the postgres backend ({@code idempotency.store: postgres}). Every
@@ -105,7 +103,7 @@ public record DatabaseSettings(String url, Optional<String> username, Optional<S
         return statementTimeout.plus(NETWORK_MARGIN);
     }
 
-    // A password in the environment's config file or in a system property, either as database.password or as the
+    // A password in the environment's config files or in a system property, either as database.password or as the
     // URL's password parameter. Environment variables (the Secret) are fine, and so are tests' in-process sources.
     private static Optional<String> findPasswordOutsideSecret() {
         if (System.getProperty("database.password") != null) {
@@ -114,11 +112,7 @@ public record DatabaseSettings(String url, Optional<String> username, Optional<S
         if (carriesPassword(System.getProperty("database.url"))) {
             return Optional.of("database.url as a system property");
         }
-        String file = System.getenv("APP_CONFIG_FILE");
-        if (file == null || file.isBlank() || !Files.isRegularFile(Path.of(file))) {
-            return Optional.empty();
-        }
-        Config config = Config.just(ConfigSources.file(file));
+        Config config = AppConfigFiles.parse(System.getenv(AppConfigFiles.VARIABLE)).filesOnly();
         if (config.get("database.password").exists()) {
             return Optional.of("database.password in APP_CONFIG_FILE");
         }

@@ -92,7 +92,7 @@ public record IdempotencySettings(Store store, Duration inFlightLease, Duration 
      *
      * @param uri            {@code idempotency.redis.uri}: {@code redis://} or {@code rediss://} (TLS), optionally
      *                       with ACL user and password ({@code rediss://user:password@host:6380/0})
-     * @param keyPrefix      {@code idempotency.redis.key-prefix}, default {@code payments-authorization:}
+     * @param keyPrefix      {@code idempotency.redis.key-prefix}, default {@value StableNames#DEFAULT_KEY_PREFIX}
      * @param connectTimeout {@code idempotency.redis.connect-timeout}, default PT1S
      * @param commandTimeout {@code idempotency.redis.command-timeout}, default PT0.5S
      * @param minReplicasAck {@code idempotency.redis.min-replicas-ack}, default 0: replicas that must confirm a claim
@@ -192,7 +192,7 @@ public record IdempotencySettings(Store store, Duration inFlightLease, Duration 
     private static RedisSettings redis(ConfigValues values, boolean required) {
         return new RedisSettings(redisUri(values, required),
                 values.string("idempotency.redis.key-prefix", "a key prefix such as payments-authorization:")
-                        .orElse("payments-authorization:"),
+                        .orElse(StableNames.DEFAULT_KEY_PREFIX),
                 values.positiveDuration("idempotency.redis.connect-timeout", Duration.ofSeconds(1)),
                 values.positiveDuration("idempotency.redis.command-timeout", Duration.ofMillis(500)),
                 (int) values.longInRange("idempotency.redis.min-replicas-ack", 0, 0, 16));

@@ -25,7 +25,8 @@ import javax.crypto.spec.SecretKeySpec;
  *     <li><b>resource id</b> = a version 8 UUID made of 122 bits of HMAC-SHA256(id key, kind, attempt id): unguessable,
  *     and the same for every execution of one attempt, so two executions record one decision.</li>
  * </ul>
- * The attempt key and the id key are derived from the secret (HMAC of a fixed label), so one secret serves all three.
+ * The attempt key and the id key are derived from the secret (HMAC of a fixed label, {@link StableNames}: the same
+ * after a rename), so one secret serves all three.
  *
  * <p>Rotation: with {@code idempotency.fingerprint-secret-previous} set, each request also gets its identity under the
  * previous secret, and a key recorded before the rotation still matches, replays and recovers with the attempt id it
@@ -152,8 +153,8 @@ public final class RequestIdentities {
 
     private static Keys keys(String secret) {
         Hmac master = new Hmac(new SecretKeySpec(bytes(secret), HMAC));
-        return new Keys(master, derived(master, "payments-authorization attempt-id v1"),
-                        derived(master, "payments-authorization resource-id v1"));
+        return new Keys(master, derived(master, StableNames.ATTEMPT_ID_LABEL),
+                        derived(master, StableNames.RESOURCE_ID_LABEL));
     }
 
     private static Hmac derived(Hmac master, String label) {

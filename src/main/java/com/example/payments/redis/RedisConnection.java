@@ -88,7 +88,8 @@ public final class RedisConnection implements AutoCloseable {
     /**
      * {@code idempotency.redis.key-prefix}, prepended to every key this service writes.
      *
-     * @return prefix, default {@code payments-authorization:}
+     * @return prefix, default {@value com.example.payments.idempotency.StableNames#DEFAULT_KEY_PREFIX} (fixed across
+     *         renames)
      */
     public String keyPrefix() {
         return settings.keyPrefix();

@@ -31,7 +31,7 @@ import static com.example.payments.redis.RedisIdempotencyScripts.text;
  *     <li>{@code <key-prefix>idempotency:<lookup key>}: a hash with {@code fingerprint}, {@code state}
  *     ({@code in_flight} or {@code completed}) and {@code token}, the fencing token; its TTL is the lease while in
  *     flight (a lapsed lease is a deleted key), then the decision's remaining retention;</li>
- *     <li>{@code <key-prefix><kind>:<id>}, e.g. {@code payments-authorization:authorization:<id>}: the decision, the
+ *     <li>{@code <key-prefix><kind>:<id>}, e.g. {@code <key-prefix>authorization:<id>}: the decision, the
  *     exact body every answer sends, written once ({@code SET NX}) and kept for {@code idempotency.retention};</li>
  *     <li>{@code <key-prefix>quota:in-flight:<merchant>} and {@code <key-prefix>quota:records:<merchant>}: sorted
  *     sets of the merchant's record keys, scored by when each stops counting (lease end while in flight, retention end

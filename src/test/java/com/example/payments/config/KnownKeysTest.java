@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
+import com.example.payments.testing.EnvironmentFiles;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -124,7 +126,7 @@ class KnownKeysTest {
     @ParameterizedTest
     @ValueSource(strings = {"dev", "staging", "prod"})
     void theEnvironmentFilesHoldOnlyKnownKeys(String environment) {
-        KNOWN.checkFile(Path.of("config", environment, "config.yaml").toString());
+        EnvironmentFiles.files(environment).forEach(file -> KNOWN.checkFile(file.toString()));
     }
 
     @Test

@@ -9,10 +9,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+
+import com.example.payments.testing.EnvironmentFiles;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
@@ -25,8 +29,9 @@ import io.helidon.config.ConfigSources;
 
 /**
  * The configuration a pod of a rendered overlay runs with, layered as {@code Main.config} layers it: the container's
- * Secret-backed environment variables, above the file named by {@code APP_CONFIG_FILE} (read from the very ConfigMap
- * the Deployment mounts at that path), above {@code application.yaml}.
+ * Secret-backed environment variables, above the files named by {@code APP_CONFIG_FILE} (comma-separated, the last
+ * one highest; each read from the very ConfigMap the Deployment mounts at its directory), above
+ * {@code application.yaml}.
  *
  * <p>Secrets are created outside this repository (docs/security.md), so no overlay renders one for staging or prod:
  * a Secret-backed variable whose Secret is not rendered is absent, as in a cluster where it was not created yet, and a
@@ -46,11 +51,9 @@ final class EnvironmentConfig {
             "DATABASE_USERNAME", "database.username",
             "DATABASE_PASSWORD", "database.password");
 
-    private final String fileContent;
     private final Config config;
 
-    private EnvironmentConfig(String fileContent, Config config) {
-        this.fileContent = fileContent;
+    private EnvironmentConfig(Config config) {
         this.config = config;
     }
 
@@ -72,41 +75,42 @@ final class EnvironmentConfig {
      * @return its configuration
      */
     static EnvironmentConfig of(RenderedOverlay overlay, Map<String, String> secretOverrides) {
-        String content = mountedConfigFile(overlay);
         Map<String, String> secrets = new LinkedHashMap<>(secretValues(overlay));
         secrets.putAll(secretOverrides);
-        Config config = Config.builder()
+        Config.Builder builder = Config.builder()
                 .disableEnvironmentVariablesSource()
                 .disableSystemPropertiesSource()
-                .addSource(ConfigSources.create(secrets))
-                .addSource(ConfigSources.create(content, MediaTypes.APPLICATION_YAML))
-                .addSource(ConfigSources.classpath("application.yaml"))
-                .build();
-        return new EnvironmentConfig(content, config);
+                .addSource(ConfigSources.create(secrets));
+        return new EnvironmentConfig(layered(builder, mountedConfigFiles(overlay)));
     }
 
     /**
-     * The configuration an environment's pods would run with, read straight from {@code config/<env>/config.yaml}
-     * over {@code application.yaml}, without rendering anything (no kubectl; Secret-backed keys are absent).
+     * The configuration an environment's pods would run with, read straight from its files in {@code config/}
+     * ({@link EnvironmentFiles}: {@code config/base/base.yaml} then {@code config/<env>/config.yaml} for staging and
+     * prod) over {@code application.yaml}, without rendering anything (no kubectl; Secret-backed keys are absent).
      *
      * @param environment e.g. {@code prod}
      * @return its configuration
      */
     static EnvironmentConfig ofRepository(String environment) {
-        String content;
-        try {
-            content = Files.readString(DeployTools.projectRoot().resolve("config").resolve(environment)
-                                               .resolve("config.yaml"), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        List<String> contents = new ArrayList<>();
+        for (Path file : EnvironmentFiles.files(environment)) {
+            try {
+                contents.add(Files.readString(DeployTools.projectRoot().resolve(file), StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
-        Config config = Config.builder()
-                .disableEnvironmentVariablesSource()
-                .disableSystemPropertiesSource()
-                .addSource(ConfigSources.create(content, MediaTypes.APPLICATION_YAML))
-                .addSource(ConfigSources.classpath("application.yaml"))
-                .build();
-        return new EnvironmentConfig(content, config);
+        Config.Builder builder = Config.builder().disableEnvironmentVariablesSource().disableSystemPropertiesSource();
+        return new EnvironmentConfig(layered(builder, contents));
+    }
+
+    // The files above application.yaml, the last one highest (Helidon ranks sources in the order they are added).
+    private static Config layered(Config.Builder builder, List<String> contents) {
+        for (String content : contents.reversed()) {
+            builder.addSource(ConfigSources.create(content, MediaTypes.APPLICATION_YAML));
+        }
+        return builder.addSource(ConfigSources.classpath("application.yaml")).build();
     }
 
     /**
@@ -116,15 +120,6 @@ final class EnvironmentConfig {
      */
     Config config() {
         return config;
-    }
-
-    /**
-     * The mounted file's text, as the pod sees it.
-     *
-     * @return YAML
-     */
-    String fileContent() {
-        return fileContent;
     }
 
     /**
@@ -175,24 +170,31 @@ final class EnvironmentConfig {
         }
     }
 
-    private static String mountedConfigFile(RenderedOverlay overlay) {
+    // The texts of the files APP_CONFIG_FILE names (comma-separated, lowest precedence first), each read from the very
+    // ConfigMap the Deployment mounts at its directory.
+    private static List<String> mountedConfigFiles(RenderedOverlay overlay) {
         Container container = overlay.container();
-        String file = container.getEnv().stream().filter(e -> "APP_CONFIG_FILE".equals(e.getName())).findFirst()
+        String value = container.getEnv().stream().filter(e -> "APP_CONFIG_FILE".equals(e.getName())).findFirst()
                 .map(EnvVar::getValue)
                 .orElseThrow(() -> new AssertionError("container sets no APP_CONFIG_FILE: the service would run on "
                                                       + "its laptop defaults"));
-        Path path = Path.of(file);
-        VolumeMount mount = container.getVolumeMounts().stream()
-                .filter(m -> Path.of(m.getMountPath()).equals(path.getParent())).findFirst()
-                .orElseThrow(() -> new AssertionError("APP_CONFIG_FILE=" + file + " but nothing is mounted at "
-                                                      + path.getParent()));
-        ConfigMap configMap = overlay.configMapOfVolume(mount.getName());
-        String content = configMap.getData() == null ? null : configMap.getData().get(path.getFileName().toString());
-        if (content == null) {
-            throw new AssertionError("ConfigMap " + configMap.getMetadata().getName() + " has no key "
-                                     + path.getFileName() + " for APP_CONFIG_FILE=" + file);
+        List<String> contents = new ArrayList<>();
+        for (String file : value.split(",")) {
+            Path path = Path.of(file.strip());
+            VolumeMount mount = container.getVolumeMounts().stream()
+                    .filter(m -> Path.of(m.getMountPath()).equals(path.getParent())).findFirst()
+                    .orElseThrow(() -> new AssertionError("APP_CONFIG_FILE=" + value + " but nothing is mounted at "
+                                                          + path.getParent()));
+            ConfigMap configMap = overlay.configMapOfVolume(mount.getName());
+            String content = configMap.getData() == null ? null
+                    : configMap.getData().get(path.getFileName().toString());
+            if (content == null) {
+                throw new AssertionError("ConfigMap " + configMap.getMetadata().getName() + " has no key "
+                                         + path.getFileName() + " for APP_CONFIG_FILE=" + value);
+            }
+            contents.add(content);
         }
-        return content;
+        return contents;
     }
 
     /**

@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import com.example.payments.testing.EnvironmentFiles;
+
 /**
  * The grace arithmetic for one environment, both sides read from what the overlay renders: the
  * Deployment's {@code terminationGracePeriodSeconds} and preStop sleep, and the {@code shutdown.*} values of the
@@ -50,7 +52,8 @@ record GraceArithmetic(String environment, long terminationGracePeriodSeconds, l
         Long grace = overlay.deployment().getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds();
         if (grace == null) {
             throw new AssertionError(environment + ": terminationGracePeriodSeconds is not pinned (the default 30 s "
-                                     + "would apply unseen); set it in config/" + environment + "/kustomization.yaml");
+                                     + "would apply unseen); set it in the kustomization.yaml of "
+                                     + EnvironmentFiles.directories(environment));
         }
         return new GraceArithmetic(environment, grace, preStopSeconds(environment, overlay),
                                    config.duration("shutdown.pre-drain-delay"), config.duration("shutdown.drain-timeout"),
@@ -102,8 +105,9 @@ record GraceArithmetic(String environment, long terminationGracePeriodSeconds, l
         if (!violations.isEmpty()) {
             throw new AssertionError("Grace arithmetic of " + environment + " is broken: "
                                      + String.join("; ", violations)
-                                     + ". Fix config/" + environment + "/config.yaml or the grace period beside it in "
-                                     + "config/" + environment + "/kustomization.yaml");
+                                     + ". Fix the shutdown.* values of " + EnvironmentFiles.files(environment)
+                                     + " or the grace period beside them in the kustomization.yaml of "
+                                     + EnvironmentFiles.directories(environment));
         }
     }
 

@@ -12,6 +12,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
+import com.example.payments.testing.EnvironmentFiles;
+
 import io.fabric8.kubernetes.api.model.Probe;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -53,8 +55,11 @@ class GraceFiguresTest {
     void theGraceFiguresBesideTheValuesAreTheValues(String environment) throws IOException {
         List<String> expected = List.of(PlainManifests.grace(environment).summary().split("; "));
         List<String> quoted = new ArrayList<>();
-        for (String file : List.of("config.yaml", "kustomization.yaml")) {
-            String text = read(Path.of("config", environment, file));
+        List<Path> files = new ArrayList<>(EnvironmentFiles.files(environment));
+        EnvironmentFiles.directories(environment)
+                .forEach(directory -> files.add(directory.resolve("kustomization.yaml")));
+        for (Path file : files) {
+            String text = read(file);
             for (Pattern pattern : List.of(GRACEFUL, HARD)) {
                 Matcher figure = pattern.matcher(text);
                 while (figure.find()) {
@@ -62,10 +67,9 @@ class GraceFiguresTest {
                 }
             }
         }
-        assertThat("grace figures quoted in config/" + environment, quoted.size(), greaterThan(0));
+        assertThat("grace figures quoted in " + files, quoted.size(), greaterThan(0));
         for (String figure : quoted) {
-            assertThat("config/" + environment + " quotes a grace figure the files do not have", expected,
-                       hasItem(figure));
+            assertThat(files + " quote a grace figure the files do not have", expected, hasItem(figure));
         }
     }
 
@@ -125,7 +129,7 @@ class GraceFiguresTest {
         for (Path file : List.of(Path.of("docs", "deploying.md"), Path.of("docs", "probes-and-shutdown.md"),
                                  Path.of("k8s", "base", "deployment.yaml"),
                                  Path.of("src", "main", "resources", "application.yaml"),
-                                 Path.of("config", "staging", "config.yaml"), Path.of("config", "prod", "config.yaml"))) {
+                                 Path.of("config", "base", "base.yaml"))) {
             Matcher trip = TRIP.matcher(read(file));
             while (trip.find()) {
                 found++;

@@ -25,7 +25,7 @@ class ManifestDriftTest {
     @Test
     void raisingProdDrainTimeoutPastTheGracePeriodFailsShowingTheArithmetic(@TempDir Path copy) {
         copyTree(copy);
-        edit(copy.resolve("config/prod/config.yaml"), "drain-timeout: PT15S", "drain-timeout: PT40S");
+        edit(copy.resolve("config/base/base.yaml"), "drain-timeout: PT15S", "drain-timeout: PT40S");
         RenderedOverlay overlay = RenderedOverlay.render(copy.resolve("k8s/overlays/prod"));
         GraceArithmetic grace = GraceArithmetic.of("prod", overlay, EnvironmentConfig.of(overlay));
 
@@ -39,7 +39,7 @@ class ManifestDriftTest {
     void misspellingProdsGracePeriodStopsTheRenderNamingTheMissingField(@TempDir Path copy) {
         DeployTools.require(DeployTools.Tool.KUBECTL); // skips (or fails in CI) here, not inside assertThrows
         copyTree(copy);
-        edit(copy.resolve("config/prod/kustomization.yaml"), "terminationGracePeriodSeconds:",
+        edit(copy.resolve("config/base/kustomization.yaml"), "terminationGracePeriodSeconds:",
              "terminationGracePeriodSecond:");
 
         AssertionError failure = assertThrows(AssertionError.class,

@@ -10,6 +10,8 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import com.example.payments.testing.EnvironmentFiles;
+
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
@@ -70,7 +72,7 @@ class OverlayManifestsTest {
                                                         EnvironmentConfig.standInSecrets(dir));
 
         assertDoesNotThrow(config::validateAsTheServiceDoes,
-                           () -> "config/" + environment + "/config.yaml would stop the service at startup");
+                           () -> EnvironmentFiles.files(environment) + " would stop the service at startup");
     }
 
     @Test
@@ -179,8 +181,9 @@ class OverlayManifestsTest {
         for (EnvVar env : RenderedOverlay.of(environment).container().getEnv()) {
             boolean overrides = CONFIG_ROOT_PREFIXES.stream().anyMatch(env.getName()::startsWith);
             assertTrue(!overrides || allowed.contains(env.getName()),
-                       () -> environment + ": " + env.getName() + " overrides a key of config/" + environment
-                             + "/config.yaml behind the tests' back; set it in that file instead");
+                       () -> environment + ": " + env.getName() + " overrides a key of "
+                             + EnvironmentFiles.files(environment) + " behind the tests' back; set it in those files "
+                             + "instead");
         }
     }
 }

@@ -8,11 +8,14 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
+import com.example.payments.testing.EnvironmentFiles;
+
 import org.yaml.snakeyaml.Yaml;
 
 /**
  * The Kubernetes side of an environment read as plain YAML, without kubectl: the grace period and preStop sleep its
- * kustomize component ({@code config/<env>/kustomization.yaml}) patches in, and the probes of the base Deployment
+ * kustomize component ({@code config/<env>/kustomization.yaml}, or {@code config/base/kustomization.yaml}, which
+ * staging's and prod's include: {@link EnvironmentFiles#directories}) patches in, and the probes of the base Deployment
  * ({@code k8s/base/deployment.yaml}; no overlay patches them). {@link GraceFiguresTest} checks, when kubectl is
  * there, that this reading is what the overlay renders.
  */
@@ -35,7 +38,8 @@ final class PlainManifests {
         Map<String, Object> pod = podPatch(environment);
         Number grace = (Number) pod.get("terminationGracePeriodSeconds");
         if (grace == null) {
-            throw new AssertionError(environment + ": config/" + environment + "/kustomization.yaml pins no "
+            throw new AssertionError(environment + ": the kustomization.yaml of "
+                                     + EnvironmentFiles.directories(environment) + " pins no "
                                      + "terminationGracePeriodSeconds");
         }
         Map<String, Object> container = map(list(pod.get("containers")).getFirst());
@@ -66,19 +70,23 @@ final class PlainManifests {
         return value == null ? kubernetesDefault : ((Number) value).longValue();
     }
 
+    // The environment's own component first, then those it includes: the first Deployment patch found.
     private static Map<String, Object> podPatch(String environment) {
-        Map<String, Object> kustomization = load(Path.of("config", environment, "kustomization.yaml"));
-        for (Object entry : list(kustomization.get("patches"))) {
-            Object text = map(entry).get("patch");
-            if (text == null) {
-                continue;
-            }
-            Map<String, Object> patch = map(new Yaml().load((String) text));
-            if ("Deployment".equals(patch.get("kind"))) {
-                return map(map(map(patch.get("spec")).get("template")).get("spec"));
+        for (Path directory : EnvironmentFiles.directories(environment).reversed()) {
+            Object patches = load(directory.resolve("kustomization.yaml")).get("patches");
+            for (Object entry : patches == null ? List.of() : list(patches)) {
+                Object text = map(entry).get("patch");
+                if (text == null) {
+                    continue;
+                }
+                Map<String, Object> patch = map(new Yaml().load((String) text));
+                if ("Deployment".equals(patch.get("kind"))) {
+                    return map(map(map(patch.get("spec")).get("template")).get("spec"));
+                }
             }
         }
-        throw new AssertionError("config/" + environment + "/kustomization.yaml patches no Deployment");
+        throw new AssertionError("the kustomization.yaml of " + EnvironmentFiles.directories(environment)
+                                 + " patches no Deployment");
     }
 
     private static Map<String, Object> load(Path file) {

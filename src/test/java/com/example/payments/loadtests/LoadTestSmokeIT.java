@@ -92,9 +92,9 @@ class LoadTestSmokeIT {
         // variant | load | rps | s | requests sent > 0 | 2xx > 0
         String report = run.report("rolling-restart.md");
         assertFinds(report, "\\n\\| graceful \\| 100% \\| 50 \\| [0-9]+ \\| [1-9][0-9]* \\| [1-9][0-9]* \\|");
-        // on the staging store, with the staging drain budget
+        // on the staging store, with the drain budget staging and prod share
         assertFinds("PostgreSQL as the store", report, "\\*\\*Store `postgres`;");
-        assertFinds("staging drain-timeout", report, "`drain-timeout` PT[0-9]+S \\(config/staging/config.yaml\\)");
+        assertFinds("staging drain-timeout", report, "`drain-timeout` PT[0-9]+S \\(config/base/base.yaml\\)");
     }
 
     @Test
