@@ -4,7 +4,6 @@ import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.Year;
 import java.util.List;
 import java.util.Optional;
@@ -19,7 +18,6 @@ import java.util.function.Supplier;
 import com.example.payments.authentication.AuthFailures;
 import com.example.payments.authentication.Caller;
 import com.example.payments.authorization.AuthorizationService;
-import com.example.payments.authorization.Authorizer;
 import com.example.payments.idempotency.IdempotencyRegistry;
 import com.example.payments.idempotency.IdempotencySettings;
 import com.example.payments.idempotency.IdempotentOperation;
@@ -144,7 +142,7 @@ final class WarmUp {
                                                 OptionalLong::empty,
                                                 // Summed up in the result, not logged per request.
                                                 refusal -> storeFailure.compareAndSet(null, refusal)),
-                     new RulesOnly(settings.authorizer().ruleBased().defaultLimit()), settings.authorizer(),
+                     new WarmUpAuthorizer(settings.authorizer().ruleBased().defaultLimit()), settings.authorizer(),
                      stores.authorizations(), settings.lifecycle(), Clock.systemUTC(), sandboxMeters,
                      AuthFailures.create(sandboxMeters, AuthorizationService.RESOURCES.keySet()))) {
             WebServer sandbox = WebServer.builder()
@@ -278,25 +276,5 @@ final class WarmUp {
                                           .tags(List.of(Tag.create("outcome", outcome)))
                                           .description("Synthetic requests of the startup warm-up, through the "
                                                        + "sandbox; never counted anywhere else"));
-    }
-
-    /** The test-card rules, decided in memory: no issuer, no ledger, no metric. */
-    private record RulesOnly(long limit) implements Authorizer {
-
-        @Override
-        public Decision authorize(com.example.payments.authorization.AuthorizationAttempt attempt)
-                throws IssuerUnavailableException {
-            return switch (IssuerRules.decide(attempt.request().card().number(), attempt.request().amount().value(),
-                                              limit)) {
-            case IssuerRules.Decision decision -> decision.approved()
-                    ? Decision.approve(Instant.now()) : Decision.decline(decision.declineCode(), Instant.now());
-            case IssuerRules.Unreachable unreachable -> throw new IssuerUnavailableException("unreachable test card");
-            };
-        }
-
-        @Override
-        public boolean blocks() {
-            return false;
-        }
     }
 }
