@@ -38,18 +38,19 @@ class DrainCutOffIT {
         try (RedisServer redis = RedisServer.start(); PostgresServer postgres = PostgresServer.start();
                 IssuerSimulatorProcess issuer = IssuerSimulatorProcess.start(Map.of(
                         "issuer.simulated-latency", "PT1.4S"))) {
-            // Drain 3.5 s > authorizer 1.5 s + Redis 1.5 s; the lease (6 s) outlasts the freeze (4.5 s), so the key is
-            // still held when the process wakes past its drain deadline. Both replicas call one shared issuer.
+            // Drain 4.5 s > authorizer 2.5 s + Redis 1.5 s; the lease (7 s) outlasts the freeze (5.5 s), so the key is
+            // still held when the process wakes past its drain deadline. Both replicas call one shared issuer. The
+            // retry's own issuer call (1.4 s) ends 1.1 s inside the authorizer timeout, also on a loaded machine.
             Map<String, String> config = FaultConfigs.redis(redis, postgres, "authorizer.type", "http",
-                    "authorizer.http.uri", issuer.uri(), "authorizer.timeout", "PT1.5S",
-                    "idempotency.in-flight-lease", "PT6S", "shutdown.drain-timeout", "PT3.5S", "shutdown.cleanup-timeout", "PT1S",
+                    "authorizer.http.uri", issuer.uri(), "authorizer.timeout", "PT2.5S",
+                    "idempotency.in-flight-lease", "PT7S", "shutdown.drain-timeout", "PT4.5S", "shutdown.cleanup-timeout", "PT1S",
                     "shutdown.metrics-linger", "PT3S", "shutdown.hard-deadline", "PT15S");
             try (ServiceProcess a = ServiceProcess.start(config); ServiceProcess b = ServiceProcess.start(config)) {
                 a.awaitReady(Duration.ofSeconds(20));
                 b.awaitReady(Duration.ofSeconds(20));
                 OneKeyClient client = new OneKeyClient(timeline);
                 var original = client.sendAsync(a, "original-on-a");
-                double decidedOnA = cutOffByTheDrain(a, timeline, Duration.ofMillis(4500)).decided();
+                double decidedOnA = cutOffByTheDrain(a, timeline, Duration.ofMillis(5500)).decided();
                 OneKeyClient.Answer first = original.join();
 
                 OneKeyClient.Answer retry = client.send(b, "retry-on-b");

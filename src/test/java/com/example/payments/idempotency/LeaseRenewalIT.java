@@ -28,10 +28,11 @@ class LeaseRenewalIT {
 
     private static final Map<String, String> CONFIG = Map.of(
             "idempotency.store", "redis", "idempotency.fingerprint-secret", "it-test-fingerprint-secret",
-            // > authorizer.timeout 2 s + the Redis worst case 1.5 s; renewed every 1.33 s
-            "idempotency.in-flight-lease", "PT4S",
-            "authorizer.timeout", "PT2S",
-            "authorizer.simulated-latency", "PT1.9S");
+            // > authorizer.timeout 3.2 s + the Redis worst case 1.5 s; renewed every 1.67 s, so a 2.2 s call sees a
+            // renewal, and it ends 1 s inside the authorizer timeout even on a loaded machine (the test wants its 201)
+            "idempotency.in-flight-lease", "PT5S",
+            "authorizer.timeout", "PT3.2S",
+            "authorizer.simulated-latency", "PT2.2S");
 
     @Test
     void aLeaseIsRenewedWhileItsRequestRuns() throws Exception {
