@@ -115,8 +115,27 @@ public final class ServiceProcess implements AutoCloseable {
         return start(properties, Map.of(), true, 0, false);
     }
 
+    /**
+     * Starts the AOT cache's training run ({@link ChildAotCache}): the jar as every child runs it, writing the cache
+     * to {@code output} when it exits.
+     *
+     * @param output where the cache goes
+     * @return the running process
+     * @throws IOException when it does not start within 60 s
+     */
+    static ServiceProcess startTraining(Path output) throws IOException {
+        return start(Map.of(), Map.of(), false, 0, false, ChildAotCache.trainingOptions(output));
+    }
+
     private static ServiceProcess start(Map<String, String> properties, Map<String, String> env, boolean testClasses,
                                         int fileLimit, boolean oneCpu) throws IOException {
+        // The cache was trained on the jar alone: with test-classes on the class path the JVM would refuse it.
+        return start(properties, env, testClasses, fileLimit, oneCpu,
+                     testClasses ? List.of() : ChildAotCache.options());
+    }
+
+    private static ServiceProcess start(Map<String, String> properties, Map<String, String> env, boolean testClasses,
+                                        int fileLimit, boolean oneCpu, List<String> aotCache) throws IOException {
         Path jar = BuiltJar.path();
         List<String> command = new ArrayList<>();
         if (oneCpu) {
@@ -127,6 +146,7 @@ public final class ServiceProcess implements AutoCloseable {
             command.add("-XX:ActiveProcessorCount=1");
         }
         command.addAll(testDefaults(properties, env));
+        command.addAll(aotCache);
         command.add("-Dserver.port=" + properties.getOrDefault("server.port", "0"));
         command.add("-Dhealth-server.port=" + properties.getOrDefault("health-server.port", "0"));
         withTestKeys(properties, env).forEach((key, value) -> {
@@ -245,6 +265,7 @@ public final class ServiceProcess implements AutoCloseable {
         ServiceProcess service;
         List<String> command = new ArrayList<>(List.of(javaBinary()));
         command.addAll(testDefaults(properties, env));
+        command.addAll(ChildAotCache.options());
         withTestKeys(properties, env).forEach((key, value) -> command.add("-D" + key + "=" + value));
         command.addAll(List.of("-jar", BuiltJar.path().toString()));
         ProcessBuilder builder = new ProcessBuilder(withFileLimit(command, fileLimit)).redirectErrorStream(true);
