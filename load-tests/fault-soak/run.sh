@@ -138,6 +138,7 @@ done
 [ -x "$PY" ] || { echo "missing: python3 (Debian: apt-get install -y python3)" >&2; exit 2; }
 lt_ensure_jar
 JAR="$(lt_jar)"
+TOOLS_CP="$(lt_test_tools_cp)"   # the service's jar + the test-tools jar, which holds the issuer simulator
 
 lt_output fault-soak
 RUN="$LT_RESULTS_DIR/fault-soak-$VARIANT-$(date +%Y%m%dT%H%M%S)"
@@ -329,7 +330,7 @@ start_issuer() {
   # shellcheck disable=SC2086  # LT_SMOKE_JVM_OPTS: words on purpose
   "$JAVA_HOME/bin/java" $LT_SMOKE_JVM_OPTS -Xmx256m -Dissuer.port=0 -Dissuer.simulated-latency="$ISSUER_LATENCY" \
     -Dissuer.simulated-latency-jitter="$ISSUER_JITTER" -Dissuer.deduplicate-attempts="$ISSUER_DEDUPLICATES" \
-    -cp "$JAR" com.example.payments.issuer.IssuerSimulator \
+    -cp "$TOOLS_CP" com.example.payments.issuer.IssuerSimulator \
     >"$RUN/issuer.log" 2>&1 &
   PID_OF[issuer]=$!
   local _

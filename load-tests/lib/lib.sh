@@ -2,7 +2,7 @@
 # Shared by the load-test scenarios (load-tests/<scenario>/run.sh): tools, the jar, HAProxy in front of
 # service instances on 127.0.0.1, the load generator, an event log, and the cleanup of everything started here.
 # fault-soak, store-throughput, post-path, start-to-ready and image-start use only the generic ones (lt_log,
-# lt_now_ms, lt_ensure_java, lt_ensure_jar, lt_jar, lt_output, the smoke-mode settings).
+# lt_now_ms, lt_ensure_java, lt_ensure_jar, lt_jar, lt_test_tools_cp, lt_output, the smoke-mode settings).
 #
 # Instances live in "slots": slot N serves business traffic on $((LT_BASE_PORT + 100 + N)) and health on
 # $((LT_BASE_PORT + 200 + N)). HAProxy knows every slot up front (server sN) and checks each one's
@@ -44,7 +44,7 @@ LT_CHECK_INTER_MS="${LT_CHECK_INTER_MS:-500}"
 LT_CHECK_FALL="${LT_CHECK_FALL:-2}"
 LT_CHECK_RISE="${LT_CHECK_RISE:-2}"
 LT_CHECK_TIMEOUT_MS="${LT_CHECK_TIMEOUT_MS:-1000}"
-# Service settings shared by every instance (shutdown.mode is per run).
+# Service settings shared by every instance (the shutdown mode, graceful or naive, is per run: lt_start_instance).
 LT_PRE_DRAIN="${LT_PRE_DRAIN:-PT3S}"
 LT_DRAIN_TIMEOUT="${LT_DRAIN_TIMEOUT:-PT10S}"        # shutdown.drain-timeout
 LT_CLEANUP_TIMEOUT="${LT_CLEANUP_TIMEOUT:-PT3S}"     # shutdown.cleanup-timeout
@@ -181,10 +181,21 @@ lt_jar() {
   printf '%s\n' "$LT_ROOT/target/$name"
 }
 
+# lt_test_tools_cp: the class path of the test code that runs beside the service (the issuer simulator, the naive
+# shutdown contender): the service's jar (its manifest Class-Path brings target/libs) and the test-tools jar, which
+# `./mvnw package` builds from target/test-classes (never in the service's jar).
+lt_test_tools_cp() {
+  local name
+  name="$(sed -n 's/^test_tools=//p' "$LT_ROOT/target/jar.properties" 2>/dev/null || true)"
+  [ -n "$name" ] || { lt_log "no test_tools in target/jar.properties: build (./mvnw -B -DskipTests package)"; return 1; }
+  printf '%s:%s\n' "$(lt_jar)" "$LT_ROOT/target/$name"
+}
+
 lt_ensure_jar() {
-  local jar
+  local jar tools
   jar="$(lt_jar 2>/dev/null || true)"
-  if [ -z "$jar" ] || [ ! -f "$jar" ] || [ ! -d "$LT_ROOT/target/libs" ]; then
+  tools="$(lt_test_tools_cp 2>/dev/null || true)"
+  if [ -z "$jar" ] || [ ! -f "$jar" ] || [ ! -d "$LT_ROOT/target/libs" ] || [ -z "$tools" ] || [ ! -f "${tools#*:}" ]; then
     lt_log "building the jar"
     (cd "$LT_ROOT" && ./mvnw -B -q -DskipTests package)
   fi
@@ -315,13 +326,20 @@ lt_wait_haproxy() { # SLOT STATE TIMEOUT_S
   return 1
 }
 
-# lt_start_instance SLOT MODE [extra -D options]: starts the jar in SLOT in the background. A scenario that defines
+# lt_start_instance SLOT MODE [extra -D options]: starts the jar in SLOT in the background; MODE graceful runs it
+# (java -jar, the shutdown sequence), naive runs the load tests' naive contender on it (NaiveShutdownMain from the
+# test-tools jar: both listeners stop at the signal, 0.5 s of grace, like a plain Helidon app). A scenario that defines
 # lt_before_instance SLOT has it called first (in this shell): it may set LT_INSTANCE_PREFIX (a command the java
 # command line is appended to, which must exec it: the PID stays the instance's) and LT_INSTANCE_NOTE.
 lt_start_instance() {
   local slot=$1 mode=$2
   shift 2
-  local log
+  local log launch
+  case "$mode" in
+    graceful) launch=(-jar "$(lt_jar)") ;;
+    naive) launch=(-cp "$(lt_test_tools_cp)" com.example.payments.NaiveShutdownMain) ;;
+    *) lt_log "unknown mode $mode (graceful, naive)"; return 1 ;;
+  esac
   log="$LT_RUN_DIR/instance-s$slot-$(lt_now_ms).log"
   LT_INSTANCE_PREFIX=()
   LT_INSTANCE_NOTE=""
@@ -330,14 +348,14 @@ lt_start_instance() {
   "${LT_INSTANCE_PREFIX[@]}" "$JAVA_HOME/bin/java" -Xmx"$LT_HEAP" $LT_JAVA_OPTS \
     -Dserver.port="$(lt_slot_business_port "$slot")" -Dserver.host=127.0.0.1 \
     -Dhealth-server.port="$(lt_slot_health_port "$slot")" -Dhealth-server.host=127.0.0.1 \
-    -Dshutdown.mode="$mode" -Dshutdown.pre-drain-delay="$LT_PRE_DRAIN" -Dshutdown.drain-timeout="$LT_DRAIN_TIMEOUT" \
+    -Dshutdown.pre-drain-delay="$LT_PRE_DRAIN" -Dshutdown.drain-timeout="$LT_DRAIN_TIMEOUT" \
     -Dshutdown.cleanup-timeout="$LT_CLEANUP_TIMEOUT" -Dshutdown.metrics-linger="$LT_METRICS_LINGER" \
     -Dshutdown.hard-deadline="$LT_HARD_DEADLINE" \
     -Dauthorizer.simulated-latency="$LT_LATENCY" -Dauthorizer.simulated-latency-jitter="$LT_JITTER" \
     -Didempotency.max-keys=4000000 -Didempotency.retention=PT10M \
     -Dauth.api-keys='sha256:9702b04ac8da313c8ec0784e54e26e65016c0a9c0942463b0c6fb9f354071ab8 m_123' -Didempotency.merchant-quota.max-records=2000000 \
     -Didempotency.merchant-quota.max-in-flight=100000 \
-    "$@" -jar "$(lt_jar)" >"$log" 2>&1 &
+    "$@" "${launch[@]}" >"$log" 2>&1 &
   local pid=$!
   LT_PIDS+=("$pid")
   LT_SLOT_PID[$slot]=$pid

@@ -49,7 +49,7 @@ def summary_line(run_dir, log_name):
             for line in f:
                 if "Shutdown summary:" in line:
                     return line.split("Shutdown summary:", 1)[1].strip()
-                if "shutdown.mode is naive" in line:
+                if "stopping both listeners now" in line:   # the naive contender (shutdown.mode naive before)
                     return "(naive: no phases)"
     except OSError:
         pass
@@ -365,10 +365,11 @@ def main():
       "steady state again until the planned end. One cluster per variant, warmed up off the record (8 s at "
       "100 rps) before its first level; the replacements are fresh JVMs, as in a real deploy." % (
           run0.get("duration_s", "?"), run0.get("warmup_s", "?")))
-    w("- **Variants**: *graceful* = `shutdown.mode=graceful` with the service's warm-up before ready at its "
+    w("- **Variants**: *graceful* = the service's shutdown sequence, with its warm-up before ready at its "
       "default (`warm-up.requests` 500); *graceful-nowarmup* = the same with `warm-up.requests=0` (cold "
       "replacements take traffic as soon as ready); *naive* = see below.")
-    w("- **naive** = `shutdown.mode=naive`: both listeners stop at the signal (Helidon's own stop, 0.5 s grace), "
+    w("- **naive** = the naive contender (`NaiveShutdownMain`, test code from the test-tools jar, on the same "
+      "service): both listeners stop at the signal (Helidon's own stop, 0.5 s grace), "
       "the way a plain Helidon app behaves.")
     w("")
     w("### Peak")

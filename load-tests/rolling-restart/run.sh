@@ -22,9 +22,9 @@
 #    request's outcome goes to results/<run>/requests.csv.
 # 3. Writes load-tests/reports/rolling-restart.md (+ .png) from the results.
 #
-# Variants: graceful (shutdown.mode=graceful; its rolls alternate replacements with the service's warm-up before
-# ready at its default and without it, warm-up.requests=0), graceful-nowarmup (every instance without warm-up),
-# naive (shutdown.mode=naive).
+# Variants: graceful (the service's shutdown sequence; its rolls alternate replacements with the service's warm-up
+# before ready at its default and without it, warm-up.requests=0), graceful-nowarmup (every instance without warm-up),
+# naive (the naive contender, NaiveShutdownMain from the test-tools jar: both listeners stop at the signal).
 # Settings (environment): MODES="graceful naive" LEVELS="100" INSTANCES=2 PEAK_RPS= MIN_REQUESTS=100000 WARMUP_S=10
 # ROLL_S=50 (100 with an INSTANCE_CPU limit) ROLL_GAP_S=20 MIN_ROLLS=2 MAX_ROLLS=4 READY_TIMEOUT_S=180
 # PEAK_FROM=<earlier results dir> LT_CLIENT=gatling|python, and the LT_* variables of ../lib/lib.sh (ports, HAProxy

@@ -11,7 +11,6 @@ import com.example.payments.config.ConfigValues;
 import com.example.payments.config.ConfigurationException;
 import com.example.payments.database.DatabaseSettings;
 import com.example.payments.idempotency.IdempotencySettings;
-import com.example.payments.lifecycle.ShutdownSettings;
 
 import io.helidon.config.Config;
 
@@ -28,7 +27,6 @@ import io.helidon.config.Config;
  *     by {@code AppSettings}.)</li>
  *     <li>No API key at all (a missing or empty Secret), or a key published in this repository (the development key
  *     of {@code config/dev} and the README, the tests' keys).</li>
- *     <li>{@code shutdown.mode: naive}: for side-by-side load tests only.</li>
  *     <li>{@code idempotency.store: in-memory}: one replica's memory, forgotten at every restart; staging and prod run
  *     several replicas on a shared store, {@code postgres} (the system of record) or {@code redis}.</li>
  *     <li>A database password in the environment's config file or a system property, as {@code database.password}
@@ -120,10 +118,6 @@ final class EnvironmentRules {
                     + "or a test key), refused with " + environment + "; allowed: hashes of keys generated for this "
                     + "environment only");
         });
-        if (settings.shutdown().mode() == ShutdownSettings.Mode.NAIVE) {
-            throw new ConfigurationException("shutdown.mode", "'naive' is refused with " + environment + " (it drops "
-                    + "in-flight requests at SIGTERM); allowed: graceful");
-        }
         if (idempotency.store() == IdempotencySettings.Store.IN_MEMORY) {
             throw new ConfigurationException("idempotency.store", "'in-memory' is refused with " + environment
                     + " (each replica would keep its own keys, and a restart forgets every payment); allowed: postgres "

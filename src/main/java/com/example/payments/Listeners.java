@@ -1,7 +1,6 @@
 package com.example.payments;
 
 import java.net.URI;
-import java.time.Duration;
 import java.util.function.Consumer;
 
 import com.example.payments.config.ConfigurationException;
@@ -9,7 +8,6 @@ import com.example.payments.http.EvictingConnectionCap;
 import com.example.payments.http.Json;
 import com.example.payments.http.ProblemDirectHandler;
 import com.example.payments.http.RequestDeadlines;
-import com.example.payments.lifecycle.ShutdownSettings;
 import com.example.payments.observability.AccessLog;
 
 import io.helidon.config.Config;
@@ -67,8 +65,7 @@ final class Listeners {
                 .port(settings.businessPort())
                 .featuresDiscoverServices(false)
                 .shutdownHook(false)
-                .shutdownGracePeriod(settings.shutdown().mode() == ShutdownSettings.Mode.GRACEFUL
-                                             ? settings.shutdown().drainTimeout() : Duration.ofMillis(500))
+                .shutdownGracePeriod(settings.shutdown().drainTimeout())
                 .maxPayloadSize(MAX_PAYLOAD_BYTES)
                 .mediaContext(MediaContext.builder()
                                       .mediaSupportsDiscoverServices(false)

@@ -66,10 +66,18 @@ public final class Main {
      * @param args ignored; configure with {@code -Dkey=value}, environment variables or {@code APP_CONFIG_FILE}
      */
     public static void main(String[] args) {
-        // Logging was set up by this class's static initializer, before any logger existed; System.out becomes a logger
-        // and System.err is masked (docs/observability.md#logs, docs/card-data.md).
+        launch(sequence -> Signals.install(sequence::begin));
+    }
+
+    /**
+     * {@link #main} with its one seam, the signal handling (the load tests' naive contender, test code, has its own).
+     *
+     * @param signalHandling hands the shutdown sequence to the signal handlers, before startup can complete
+     * @return the running service, once its startup line is logged; a configuration mistake exits with status 2
+     */
+    static Running launch(Consumer<ShutdownSequence> signalHandling) {
+        // System.out becomes a logger, System.err is masked (docs/observability.md#logs, docs/card-data.md).
         Logging.redirectConsole();
-        Running running;
         try {
             AppConfigFiles files = AppConfigFiles.parse(System.getenv(AppConfigFiles.VARIABLE));
             Config config = config(files);
@@ -80,7 +88,11 @@ public final class Main {
             AppSettings settings = AppSettings.create(config);
             Logging.configure(settings.logFormat().name(), settings.environment().name());
             known.environmentWarnings(System.getenv()).forEach(warning -> LOGGER.log(Level.WARNING, warning));
-            running = start(config, settings, List.of(), sequence -> Signals.install(sequence::begin));
+            Running running = start(config, settings, List.of(), signalHandling);
+            LOGGER.log(Level.INFO, "payments-authorization serving business traffic on port {0}, health probes and "
+                                   + "metrics on port {1}", String.valueOf(running.business().port()),
+                       String.valueOf(running.health().port()));
+            return running;
         } catch (ConfigurationException | io.helidon.common.config.ConfigException e) {
             // One line, no stack trace: it is what `kubectl describe pod` and a crash-looping pod's log show.
             Throwable reported = e instanceof io.helidon.common.config.ConfigException helidon
@@ -88,11 +100,8 @@ public final class Main {
             System.err.println("Invalid configuration: " + oneLine(reported));
             Logging.stop();
             System.exit(2);
-            return;
+            return null;
         }
-        LOGGER.log(Level.INFO, "payments-authorization serving business traffic on port {0}, health probes and "
-                               + "metrics on port {1}", String.valueOf(running.business().port()),
-                   String.valueOf(running.health().port()));
     }
 
     /**
@@ -193,7 +202,6 @@ public final class Main {
         WebServer health = Listeners.startHealth(config, settings, healthDeadlines,
                                                  routing -> Routes.health(routing, probes, meters, openApi), business,
                                                  openApi);
-
         List<PeriodicWorker> workers = BackgroundWorkers.start(settings, components);
 
         LoopbackProber prober = LoopbackProber.create(state, Listeners.pingUri(config, business.port()),
@@ -224,8 +232,7 @@ public final class Main {
         // /health/ready and their installation would hit the JVM's default handler and skip the drain.
         signalHandling.accept(shutdown);
         prober.start();
-        // Routes are registered, dependencies wired; once the warm-up ran, startup completes with the first successful
-        // loopback probe.
+        // Routes registered, dependencies wired: startup completes with the first loopback probe after the warm-up.
         WarmUp.start(settings, backends, meters, state::draining, state::markWired);
         return new Running(business, health, state, shutdown, meters, Collections.unmodifiableMap(resources),
                            List.of(prober, businessDeadlines, healthDeadlines), List.copyOf(workers));

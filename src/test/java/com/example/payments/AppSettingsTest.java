@@ -65,7 +65,6 @@ class AppSettingsTest {
             + "an integer from 0 to 2147483647",
             "health-server.port#8080#health-server.port: '8080' equals server.port; allowed: a port from 0 to 65535 "
             + "other than server.port (probes need their own listener)",
-            "shutdown.mode#abrupt#shutdown.mode: 'abrupt' is not allowed; allowed: graceful | naive",
             "idempotency.fingerprint-secret#short#idempotency.fingerprint-secret: too short (5 characters); "
             + "allowed: at least 16",
             "idempotency.max-keys#0#idempotency.max-keys: '0' is out of range; allowed: an integer from 1 to "

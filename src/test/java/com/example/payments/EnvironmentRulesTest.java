@@ -83,8 +83,7 @@ class EnvironmentRulesTest {
             "idempotency.fingerprint-secret-previous|local-development-only-fingerprint-secret|"
             + "idempotency.fingerprint-secret-previous: the development value of config/dev/config.yaml is refused",
             "auth.api-keys|DEV_KEY|auth.api-keys: holds an API key published in this repository",
-            "auth.api-keys-file||auth.api-keys-file: no API key configured with app.environment ENV",
-            "shutdown.mode|naive|shutdown.mode: 'naive' is refused with app.environment ENV"})
+            "auth.api-keys-file||auth.api-keys-file: no API key configured with app.environment ENV"})
     void stagingAndProdRefuseTestOnlySettingsWhicheverTheStore(String key, String value, String message)
             throws IOException {
         for (String environment : new String[] {"staging", "prod"}) {
@@ -118,8 +117,7 @@ class EnvironmentRulesTest {
     void devKeepsTheTestAuthorizerAndTheDevelopmentKeyAndSecret(String store) throws IOException {
         Map<String, String> values = secure("dev", store);
         values.putAll(Map.of("authorizer.type", "rule-based", "auth.api-keys", TestCredentials.API_KEYS,
-                             "idempotency.fingerprint-secret", "local-development-only-fingerprint-secret",
-                             "shutdown.mode", "naive"));
+                             "idempotency.fingerprint-secret", "local-development-only-fingerprint-secret"));
         assertThat(settings(values).auth().apiKeys().size(), is(3));
     }
 

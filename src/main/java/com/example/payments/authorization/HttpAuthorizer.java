@@ -17,7 +17,8 @@ import io.helidon.webclient.api.WebClient;
 /**
  * The {@link Authorizer} a fork copies and points at its acquirer or issuer: one HTTP call per attempt with Helidon's
  * {@link WebClient} ({@code authorizer.type: http}). In this repository it calls the issuer simulator
- * ({@code com.example.payments.issuer.IssuerSimulator}); {@code docs/authorizer.md} walks through replacing it.
+ * ({@code com.example.payments.issuer.IssuerSimulator}, test scope: the test-tools jar, never the service's);
+ * {@code docs/authorizer.md} walks through replacing it.
  *
  * <p>The call, {@code POST <authorizer.http.uri>/v1/authorizations}:
  * <pre>

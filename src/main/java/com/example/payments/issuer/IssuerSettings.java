@@ -6,7 +6,8 @@ import com.example.payments.config.ConfigValues;
 
 /**
  * Validated settings of a {@link SimulatedIssuer}, read under one prefix: {@code authorizer} for the built-in
- * {@code rule-based} authorizer, {@code issuer} for the {@link IssuerSimulator}.
+ * {@code rule-based} authorizer, {@code issuer} for the issuer simulator of the tests
+ * and load tests ({@code IssuerSimulator}, test scope).
  *
  * @param defaultLimit     {@code <prefix>.default-limit}, default 1000000 (minor units): amounts above it decline
  *                         with {@code limit_exceeded}

@@ -15,7 +15,8 @@ import io.helidon.metrics.api.MeterRegistry;
  * A card issuer that deduplicates on the attempt id, standing in for a real one: it decides by {@link IssuerRules},
  * answers the same decision with the same decision time for the same attempt id and counts it once
  * ({@link IssuerLedger}). The built-in
- * {@code rule-based} authorizer runs one in the service's process; the {@link IssuerSimulator} serves one over HTTP.
+ * {@code rule-based} authorizer runs one in the service's process; the issuer simulator of the tests and load tests
+ * ({@code IssuerSimulator}, test scope: never in the service's jar) serves one over HTTP.
  *
  * <p>Metrics, in the registry of the process it runs in ({@code scope="application"} added by Helidon):
  * <ul>

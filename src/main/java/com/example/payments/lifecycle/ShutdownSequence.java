@@ -98,23 +98,15 @@ public final class ShutdownSequence {
                        running == null ? "signal" : running.current());
             return;
         }
-        if (settings.mode() == ShutdownSettings.Mode.GRACEFUL) {
-            // First, before even the sequence thread exists: every readiness probe from here on answers 503, and no
-            // request starts work it could not finish before the drain deadline.
-            state.startDraining(signalNanos + settings.preDrainDelay().plus(settings.drainTimeout()).toNanos());
-        }
+        // First, before even the sequence thread exists: every readiness probe from here on answers 503, and no
+        // request starts work it could not finish before the drain deadline.
+        state.startDraining(signalNanos + settings.preDrainDelay().plus(settings.drainTimeout()).toNanos());
         PhaseClock phases = new PhaseClock(meters, signalNanos);
         clock = phases;
         HardDeadline.arm(signalNanos + settings.hardDeadline().toNanos(), settings.hardDeadline(), phases::current);
         // Non-daemon and platform: a thread started from a request handler would inherit daemon=true from its
         // virtual thread, and the JVM would exit the moment the listeners close, cutting the sequence short.
-        Thread.ofPlatform().name("shutdown-sequence").daemon(false).start(() -> {
-            if (settings.mode() == ShutdownSettings.Mode.NAIVE) {
-                NaiveShutdown.run(signal, business, health, phases);
-            } else {
-                run(signal, phases);
-            }
-        });
+        Thread.ofPlatform().name("shutdown-sequence").daemon(false).start(() -> run(signal, phases));
     }
 
     private void run(String signal, PhaseClock phases) {
@@ -161,14 +153,9 @@ public final class ShutdownSequence {
                    outcome.abandoned.isEmpty() ? "none" : String.join(", ", outcome.abandoned));
     }
 
-    /**
-     * The last step of every mode: logs the last line, writes every line still queued and stops logging (at most
-     * 2 s), and exits with status 0.
-     *
-     * @param phases  the clock, told that JVM shutdown hooks run from here on (the hard deadline still guards them)
-     * @param message the last line
-     */
-    static void exit(PhaseClock phases, String message) {
+    // The last step: logs the last line, writes every line still queued and stops logging (at most 2 s), and exits
+    // with status 0; the clock is told that JVM shutdown hooks run from here on (the hard deadline still guards them).
+    private static void exit(PhaseClock phases, String message) {
         LOGGER.log(Level.INFO, message);
         phases.enter("exit");
         Logging.stop();

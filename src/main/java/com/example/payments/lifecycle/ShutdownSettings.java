@@ -9,8 +9,6 @@ import com.example.payments.config.ConfigurationException;
  * Validated {@code shutdown.*} configuration. Every duration bounds a phase that starts at SIGTERM or later; each
  * deadline is created when its phase begins, never at startup.
  *
- * @param mode          {@code shutdown.mode}, default {@code graceful}; {@code naive} stops everything at the signal
- *                      like a plain Helidon app (for side-by-side load tests only)
  * @param preDrainDelay {@code shutdown.pre-drain-delay}, default PT0S (prod: PT5S): readiness is already 503 and the
  *                      business port keeps serving, closing each connection after its response, while load
  *                      balancers de-register the pod
@@ -22,16 +20,8 @@ import com.example.payments.config.ConfigurationException;
  * @param hardDeadline  {@code shutdown.hard-deadline}, default PT30S: from the signal, after which the process halts
  *                      with exit status 1 naming the hung phase; must exceed the sum of the four phases
  */
-public record ShutdownSettings(Mode mode, Duration preDrainDelay, Duration drainTimeout, Duration cleanupTimeout,
+public record ShutdownSettings(Duration preDrainDelay, Duration drainTimeout, Duration cleanupTimeout,
                                Duration metricsLinger, Duration hardDeadline) {
-
-    /** How the process reacts to SIGTERM / SIGINT. */
-    public enum Mode {
-        /** The full choreography. */
-        GRACEFUL,
-        /** Stop both listeners at once, as Helidon's own shutdown hook would; for load-test comparisons only. */
-        NAIVE
-    }
 
     /**
      * Reads and validates the settings.
@@ -43,7 +33,6 @@ public record ShutdownSettings(Mode mode, Duration preDrainDelay, Duration drain
      */
     public static ShutdownSettings create(ConfigValues values) {
         ShutdownSettings settings = new ShutdownSettings(
-                values.oneOf("shutdown.mode", Mode.class, Mode.GRACEFUL),
                 values.nonNegativeDuration("shutdown.pre-drain-delay", Duration.ZERO),
                 values.positiveDuration("shutdown.drain-timeout", Duration.ofSeconds(10)),
                 values.positiveDuration("shutdown.cleanup-timeout", Duration.ofSeconds(3)),

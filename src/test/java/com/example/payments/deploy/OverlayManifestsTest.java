@@ -125,15 +125,6 @@ class OverlayManifestsTest {
 
     @ParameterizedTest
     @MethodSource("com.example.payments.deploy.Environments#productionLike")
-    void productionLikeEnvironmentsShutDownGracefully(String environment) {
-        EnvironmentConfig config = EnvironmentConfig.of(RenderedOverlay.of(environment));
-
-        assertEquals("graceful", config.string("shutdown.mode"),
-                     () -> environment + ": shutdown.mode naive is for load-test comparisons only");
-    }
-
-    @ParameterizedTest
-    @MethodSource("com.example.payments.deploy.Environments#productionLike")
     void productionLikeEnvironmentsLogJson(String environment) {
         assertEquals("json", EnvironmentConfig.of(RenderedOverlay.of(environment)).string("logging.format"));
     }

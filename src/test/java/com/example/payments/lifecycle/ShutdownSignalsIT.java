@@ -29,7 +29,8 @@ import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.empty;
 
 /**
- * Which signals start the sequence, what a second one does, and the naive mode kept for load-test comparisons.
+ * Which signals start the sequence, what a second one does, and the load tests' naive contender
+ * ({@code NaiveShutdownMain}, test code) they compare it with.
  */
 class ShutdownSignalsIT {
 
@@ -95,11 +96,10 @@ class ShutdownSignalsIT {
     }
 
     @Test
-    void naiveModeStopsAtOnceWithoutFlippingReadiness() throws Exception {
-        Timeline timeline = Timeline.create("naive-mode");
-        Map<String, String> config = config("shutdown.mode", "naive", "shutdown.pre-drain-delay", "PT5S",
-                                            "shutdown.hard-deadline", "PT20S");
-        try (ServiceProcess service = ServiceProcess.start(config)) {
+    void theNaiveContenderStopsAtOnceWithoutFlippingReadiness() throws Exception {
+        Timeline timeline = Timeline.create("naive-contender");
+        Map<String, String> config = config("shutdown.pre-drain-delay", "PT5S", "shutdown.hard-deadline", "PT20S");
+        try (ServiceProcess service = ServiceProcess.startNaive(config)) {
             service.awaitReady(EXIT);
             List<Poll> ready;
             int exit;
@@ -118,7 +118,7 @@ class ShutdownSignalsIT {
 
             assertThat(exit, is(0));
             assertThat("no pre-drain: gone well before the 5 s delay", exited, lessThan(3000L));
-            assertThat(String.join("\n", service.output()), containsString("shutdown.mode is naive"));
+            assertThat(String.join("\n", service.output()), containsString("received: naive shutdown"));
             assertThat(String.join("\n", service.output()), not(containsString("Shutdown summary")));
             assertThat("readiness answered 200 until the listener vanished", ready.stream()
                     .filter(p -> !p.failed()).map(Poll::status).toList(), everyItem(is(200)));

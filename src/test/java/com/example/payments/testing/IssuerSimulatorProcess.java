@@ -20,10 +20,11 @@ import com.example.payments.http.Json;
 import com.example.payments.issuer.IssuerStats;
 
 /**
- * The issuer simulator ({@code com.example.payments.issuer.IssuerSimulator}) running from the built jar as a child
- * JVM on a free port, for tests and soaks that need a real issuer process: one simulator shared by several service
- * replicas ({@code authorizer.type=http}, {@code authorizer.http.uri=}{@link #uri()}), its counters read from
- * {@code GET /stats} and {@code GET /metrics}, real signals ({@code STOP} makes it hang, {@code KILL} makes it dead).
+ * The issuer simulator ({@code com.example.payments.issuer.IssuerSimulator}) running from the built jars (the service's
+ * and the test-tools jar: {@link BuiltJar#testToolsClassPath()}) as a child JVM on a free port, for tests and soaks
+ * that need a real issuer process: one simulator shared by several service replicas ({@code authorizer.type=http},
+ * {@code authorizer.http.uri=}{@link #uri()}), its counters read from {@code GET /stats} and {@code GET /metrics}, real
+ * signals ({@code STOP} makes it hang, {@code KILL} makes it dead).
  *
  * <pre>
  * try (IssuerSimulatorProcess issuer = IssuerSimulatorProcess.start(Map.of())) {
@@ -88,7 +89,6 @@ public final class IssuerSimulatorProcess implements AutoCloseable {
     }
 
     private static List<String> command(Map<String, String> properties) {
-        Path jar = BuiltJar.path();
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
                                                        "-Dissuer.port=" + properties.getOrDefault("issuer.port", "0")));
         properties.forEach((key, value) -> {
@@ -96,8 +96,8 @@ public final class IssuerSimulatorProcess implements AutoCloseable {
                 command.add("-D" + key + "=" + value);
             }
         });
-        // The thin jar's manifest Class-Path brings target/libs: the jar alone is the class path.
-        command.addAll(List.of("-cp", jar.toString(), MAIN_CLASS));
+        // The service's jar (its manifest Class-Path brings target/libs) and the test-tools jar holding the simulator.
+        command.addAll(List.of("-cp", BuiltJar.testToolsClassPath(), MAIN_CLASS));
         return command;
     }
 

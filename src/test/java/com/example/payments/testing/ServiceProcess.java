@@ -28,9 +28,10 @@ import java.util.regex.Pattern;
 public final class ServiceProcess implements AutoCloseable {
 
     private static final String MAIN_CLASS = "com.example.payments.Main";
+    private static final String NAIVE_MAIN_CLASS = "com.example.payments.NaiveShutdownMain";
     private static final Pattern STARTED = Pattern.compile(
             "serving business traffic on port (\\d+), health probes and metrics on port (\\d+)");
-    // Logged right before the business listener closes its port (graceful drain, or naive mode's stop).
+    // Logged right before the business listener closes its port (graceful drain, or the naive contender's stop).
     private static final Pattern BUSINESS_CLOSING = Pattern.compile(
             "business listener stops accepting|stopping both listeners now");
 
@@ -72,7 +73,7 @@ public final class ServiceProcess implements AutoCloseable {
      * @throws IOException when the JVM cannot be launched or does not start within 60 s
      */
     public static ServiceProcess start(Map<String, String> properties, Map<String, String> env) throws IOException {
-        return start(properties, env, false, 0, false);
+        return start(properties, env, jar(), 0, false);
     }
 
     /**
@@ -85,7 +86,7 @@ public final class ServiceProcess implements AutoCloseable {
      * @throws IOException when it does not start within 30 s
      */
     public static ServiceProcess startOnOneCpu(Map<String, String> properties) throws IOException {
-        return start(properties, Map.of(), false, 0, true);
+        return start(properties, Map.of(), jar(), 0, true);
     }
 
     /**
@@ -98,7 +99,7 @@ public final class ServiceProcess implements AutoCloseable {
      * @throws IOException when it does not start within 60 s
      */
     public static ServiceProcess startWithFileLimit(Map<String, String> properties, int fileLimit) throws IOException {
-        return start(properties, Map.of(), false, fileLimit, false);
+        return start(properties, Map.of(), jar(), fileLimit, false);
     }
 
     /**
@@ -112,7 +113,9 @@ public final class ServiceProcess implements AutoCloseable {
      * @throws IOException when the JVM cannot be launched or does not start within 60 s
      */
     public static ServiceProcess startWithTestClasses(Map<String, String> properties) throws IOException {
-        return start(properties, Map.of(), true, 0, false);
+        return start(properties, Map.of(), List.of("-cp", String.join(File.pathSeparator, BuiltJar.path().toString(),
+                Path.of("target", "libs", "*").toString(), Path.of("target", "test-classes").toString()), MAIN_CLASS),
+                     0, false);
     }
 
     /**
@@ -124,19 +127,35 @@ public final class ServiceProcess implements AutoCloseable {
      * @throws IOException when it does not start within 60 s
      */
     static ServiceProcess startTraining(Path output) throws IOException {
-        return start(Map.of(), Map.of(), false, 0, false, ChildAotCache.trainingOptions(output));
+        return start(Map.of(), Map.of(), jar(), 0, false, ChildAotCache.trainingOptions(output));
     }
 
-    private static ServiceProcess start(Map<String, String> properties, Map<String, String> env, boolean testClasses,
+    /**
+     * Starts the load tests' naive-shutdown contender ({@code com.example.payments.NaiveShutdownMain}, from the
+     * test-tools jar): the same service, which stops both listeners at once at SIGTERM.
+     *
+     * @param properties system properties; ports default to 0
+     * @return the running process
+     * @throws IOException when the JVM cannot be launched or does not start within 60 s
+     */
+    public static ServiceProcess startNaive(Map<String, String> properties) throws IOException {
+        return start(properties, Map.of(), List.of("-cp", BuiltJar.testToolsClassPath(), NAIVE_MAIN_CLASS), 0, false);
+    }
+
+    // What runs the service, after the JVM options: the jar itself, or a class path and a main class.
+    private static List<String> jar() {
+        return List.of("-jar", BuiltJar.path().toString());
+    }
+
+    private static ServiceProcess start(Map<String, String> properties, Map<String, String> env, List<String> launch,
                                         int fileLimit, boolean oneCpu) throws IOException {
-        // The cache was trained on the jar alone: with test-classes on the class path the JVM would refuse it.
-        return start(properties, env, testClasses, fileLimit, oneCpu,
-                     testClasses ? List.of() : ChildAotCache.options());
+        // The cache was trained on the jar alone: on another class path the JVM would refuse it.
+        return start(properties, env, launch, fileLimit, oneCpu,
+                     "-jar".equals(launch.get(0)) ? ChildAotCache.options() : List.of());
     }
 
-    private static ServiceProcess start(Map<String, String> properties, Map<String, String> env, boolean testClasses,
+    private static ServiceProcess start(Map<String, String> properties, Map<String, String> env, List<String> launch,
                                         int fileLimit, boolean oneCpu, List<String> aotCache) throws IOException {
-        Path jar = BuiltJar.path();
         List<String> command = new ArrayList<>();
         if (oneCpu) {
             command.addAll(List.of("taskset", "-c", "0"));
@@ -154,15 +173,7 @@ public final class ServiceProcess implements AutoCloseable {
                 command.add("-D" + key + "=" + value);
             }
         });
-        if (testClasses) {
-            command.add("-cp");
-            command.add(String.join(File.pathSeparator, jar.toString(), Path.of("target", "libs", "*").toString(),
-                                    Path.of("target", "test-classes").toString()));
-            command.add(MAIN_CLASS);
-        } else {
-            command.add("-jar");
-            command.add(jar.toString());
-        }
+        command.addAll(launch);
         return launch(withFileLimit(command, fileLimit), env, Duration.ofSeconds(60));
     }
 

@@ -19,10 +19,12 @@ import io.helidon.webserver.observe.metrics.MetricsObserver;
 
 /**
  * A card issuer that deduplicates on the attempt id, as a small HTTP service: what the {@code http} authorizer calls
- * in tests, load tests and soaks, where several replicas of the service share one simulator. Runs from the service's
- * own jar:
+ * in tests, load tests and soaks, where several replicas of the service share one simulator. Test code: it runs from
+ * the test-tools jar (the pom's {@code test-tools} execution) beside the service's jar, whose manifest Class-Path
+ * brings the libraries, and is never in the service's jar:
  * <pre>
- * java -Dissuer.port=8090 -cp target/payments-authorization.jar com.example.payments.issuer.IssuerSimulator
+ * java -Dissuer.port=8090 -cp target/payments-authorization.jar:target/payments-authorization-test-tools.jar \
+ *     com.example.payments.issuer.IssuerSimulator
  * </pre>
  * and logs {@code Issuer simulator listening on port <port>} once it listens.
  *
