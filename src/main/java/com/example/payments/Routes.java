@@ -17,7 +17,7 @@ import com.example.payments.http.AllowedMethodsFilter;
 import com.example.payments.http.ConnectionCloseFilter;
 import com.example.payments.http.HeaderFieldsFilter;
 import com.example.payments.http.RequestDeadlines;
-import com.example.payments.http.RequestIdFilter;
+import com.example.payments.http.RequestIds;
 import com.example.payments.http.RequestTargetFilter;
 import com.example.payments.http.ResponseBodies;
 import com.example.payments.lifecycle.InFlightCountingFilter;
@@ -68,7 +68,7 @@ final class Routes {
         Map<String, List<Method>> resources = businessResources();
         resources.put(Listeners.PING, GET_HEAD);
         routing.addFilter(TracingFilter.create(Set.of(Listeners.PING)))
-                .addFilter(RequestIdFilter.create())
+                .addFilter(RequestIds.filter())
                 .addFilter(accessLog)
                 .addFilter(ConnectionCloseFilter.create(state::draining))
                 .addFilter(inFlight)
@@ -116,7 +116,7 @@ final class Routes {
         HealthService.PATHS.forEach(path -> resources.put(path, GET_HEAD));
         resources.put(MetricsHead.PATH, GET_HEAD);
         resources.put(Listeners.OPENAPI_PATH, GET_HEAD);
-        routing.addFilter(RequestIdFilter.create())
+        routing.addFilter(RequestIds.filter())
                 .addFilter(ConnectionCloseFilter.create(() -> false))
                 .addFilter(RequestTargetFilter.create())
                 .addFilter(HeaderFieldsFilter.create())

@@ -34,7 +34,7 @@ public final class ProblemResponses {
      * @param problem the body; its status becomes the response status
      */
     public static void send(ServerRequest req, ServerResponse res, Problem problem) {
-        // The id RequestIdFilter gave the request; a listener without that filter sends problems without one.
+        // The id RequestIds.filter() gave the request; a listener without that filter sends problems without one.
         Problem answered = res.headers().first(RequestIds.X_REQUEST_ID).map(problem::withRequestId).orElse(problem);
         res.status(status(problem))
                 .header(HeaderNames.CONTENT_TYPE, PROBLEM_JSON.text())

@@ -12,13 +12,20 @@ import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.Headers;
 import io.helidon.logging.common.HelidonMdc;
+import io.helidon.webserver.http.Filter;
+import io.helidon.webserver.http.FilterChain;
+import io.helidon.webserver.http.RoutingRequest;
+import io.helidon.webserver.http.RoutingResponse;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.context.Context;
 
 /**
  * Request ids: the trace id of the request's span when tracing is on, else the W3C Trace Context trace id of the
  * request when it came with a valid {@code traceparent} header (the same value when both exist), else a fresh random one (the same shape: 32 lowercase hex digits, not all zero) otherwise. Sent back as
  * {@code X-Request-Id}, written into every problem body as {@code requestId} and into every log line written while
- * the request is served (the {@value #MDC_KEY} MDC entry that {@code logging.properties} formats).
+ * the request is served (the {@value #MDC_KEY} MDC entry that {@code logging.properties} formats), all by
+ * {@link #filter()}.
  *
  * <p>An invalid {@code traceparent} (W3C Trace Context level 1, section 3.2: wrong length or case, version
  * {@code ff}, an all-zero trace or parent id, extra fields on version {@code 00}, or the header sent twice) is
@@ -32,6 +39,10 @@ public final class RequestIds {
     public static final HeaderName TRACEPARENT = HeaderNames.create("traceparent");
     /** Key of the request id in Helidon's MDC ({@code %X{requestId}} in a log format). */
     public static final String MDC_KEY = "requestId";
+    /** MDC key of the request span's trace id ({@code trace.id} in a JSON log line), while tracing. */
+    public static final String MDC_TRACE_ID = "trace.id";
+    /** MDC key of the request span's id ({@code span.id} in a JSON log line), while tracing. */
+    public static final String MDC_SPAN_ID = "span.id";
 
     // version "-" trace-id "-" parent-id "-" trace-flags, then (versions after 00 only) "-" and more fields.
     private static final Pattern TRACEPARENT_FORMAT =
@@ -43,6 +54,43 @@ public final class RequestIds {
     private static final int MAX_DIGIT_RUN = 12;
 
     private RequestIds() {
+    }
+
+    /**
+     * The request id filter, first on both listeners (after the tracing filter on the business one): gives each
+     * request its id (the request span's trace id while tracing, else {@link #of}), sends it back as
+     * {@code X-Request-Id} on every response (including the early answers of the filters after it: 401, 404, 405,
+     * 415, 429, 503), and puts it in the MDC for every log line written while the request is served on this thread,
+     * with the span's trace and span ids while a span of this service is current.
+     *
+     * @return the filter
+     */
+    public static Filter filter() {
+        return RequestIds::identify;
+    }
+
+    private static void identify(FilterChain chain, RoutingRequest req, RoutingResponse res) {
+        // The request span's trace id: the traceparent's when one came in, the one the tracer started otherwise.
+        SpanContext span = Span.current().getSpanContext();
+        String id = span.isValid() ? span.getTraceId() : of(req.headers());
+        res.header(X_REQUEST_ID, id);
+        req.context().register(MDC_KEY, id);
+        HelidonMdc.set(MDC_KEY, id);
+        // A span of this service (tracing on): its ids on every log line written while serving the request.
+        boolean traced = span.isValid() && !span.isRemote();
+        if (traced) {
+            HelidonMdc.set(MDC_TRACE_ID, span.getTraceId());
+            HelidonMdc.set(MDC_SPAN_ID, span.getSpanId());
+        }
+        try {
+            chain.proceed();
+        } finally {
+            HelidonMdc.remove(MDC_KEY);
+            if (traced) {
+                HelidonMdc.remove(MDC_TRACE_ID);
+                HelidonMdc.remove(MDC_SPAN_ID);
+            }
+        }
     }
 
     /**

@@ -73,7 +73,7 @@ class ProblemDirectHandlerTest {
         List<String> reported = new ArrayList<>();
         ServerResponseHeaders headers = ServerResponseHeaders.create();
         if (routed) {
-            // RequestIdFilter gave the request its id: the routing filters count the answer.
+            // RequestIds.filter() gave the request its id: the routing filters count the answer.
             headers.set(RequestIds.X_REQUEST_ID, RequestIds.fresh());
         }
         DirectHandler.TransportResponse response = ProblemDirectHandler.create(16384,
