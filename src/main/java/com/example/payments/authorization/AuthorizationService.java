@@ -11,7 +11,6 @@ import com.example.payments.authentication.AuthFailures;
 import com.example.payments.authentication.Caller;
 import com.example.payments.http.Json;
 import com.example.payments.http.JsonBody;
-import com.example.payments.http.JsonEncoding;
 import com.example.payments.http.Problem;
 import com.example.payments.http.ProblemResponses;
 import com.example.payments.idempotency.IdempotencyKey;
@@ -162,7 +161,7 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
     }
 
     private void authorize(ServerRequest req, ServerResponse res) {
-        if (!JsonEncoding.isUtf8Json(req.headers().contentType())) {
+        if (!Json.isUtf8Json(req.headers().contentType())) {
             ProblemResponses.send(req, res, ProblemResponses.unsupportedMediaType());
             return;
         }

@@ -9,7 +9,6 @@ import java.util.Optional;
 import com.example.payments.authentication.Caller;
 import com.example.payments.http.Json;
 import com.example.payments.http.JsonBody;
-import com.example.payments.http.JsonEncoding;
 import com.example.payments.http.Problem;
 import com.example.payments.http.ProblemResponses;
 import com.example.payments.idempotency.IdempotencyKey;
@@ -102,7 +101,7 @@ public final class OperationService implements HttpService {
     }
 
     private void capture(ServerRequest req, ServerResponse res) {
-        if (!JsonEncoding.isUtf8Json(req.headers().contentType())) {
+        if (!Json.isUtf8Json(req.headers().contentType())) {
             ProblemResponses.send(req, res, ProblemResponses.unsupportedMediaType());
             return;
         }
@@ -138,7 +137,7 @@ public final class OperationService implements HttpService {
     private void voidRemainder(ServerRequest req, ServerResponse res) {
         List<Problem.FieldError> errors = new ArrayList<>();
         if (req.content().hasEntity()) {
-            if (!JsonEncoding.isUtf8Json(req.headers().contentType())) {
+            if (!Json.isUtf8Json(req.headers().contentType())) {
                 ProblemResponses.send(req, res, ProblemResponses.unsupportedMediaType());
                 return;
             }

@@ -26,7 +26,7 @@ import io.helidon.webserver.http.ServerRequest;
 /**
  * Reads a request body as JSON strictly (RFC 8259): the bytes must be UTF-8 without a byte order mark and without
  * NUL bytes (so neither UTF-16 nor UTF-32, with or without a BOM, reaches the parser's encoding detection: see
- * {@link JsonEncoding}), every string must be Unicode text (no unpaired surrogate escape), and the text must be one
+ * {@link Json}), every string must be Unicode text (no unpaired surrogate escape), and the text must be one
  * JSON value (no trailing content, no duplicate keys: see {@link Json}).
  *
  * <p>Lenient decoding would replace a bad byte by U+FFFD, so two bodies that differ only in that byte would look alike
@@ -130,7 +130,7 @@ public final class JsonBody {
      * @return the parsed body or why it is invalid (never {@link Unreadable})
      */
     static Result parse(byte[] bytes) {
-        String wrongEncoding = JsonEncoding.notUtf8(bytes);
+        String wrongEncoding = Json.notUtf8(bytes);
         if (wrongEncoding != null) {
             return new Invalid(FieldError.body("#", wrongEncoding + "; send UTF-8 JSON without a byte order mark "
                                                     + "(RFC 8259 section 8.1)"));

@@ -122,7 +122,7 @@ public final class ProblemDirectHandler implements DirectHandler {
         // Any other status Helidon chose (405, 431, 505 for HTTP/1.0, ...) keeps its code, as a problem.
         default -> asHelidonChose(defaultStatus);
         };
-        // Mostly answered before routing, so before RequestIdFilter: then the id is made here, by the same rule. An
+        // Mostly answered before routing, so before RequestIds.filter(): then the id is made here, by the same rule. An
         // exception out of a handler comes here after the filter: it keeps the id the filter gave, and the routing
         // filters count the answer.
         Optional<String> routedId = responseHeaders.first(RequestIds.X_REQUEST_ID).or(RequestIds::current);
@@ -175,7 +175,7 @@ public final class ProblemDirectHandler implements DirectHandler {
     }
 
     private static boolean isJson(TransportRequest request) {
-        return JsonEncoding.isUtf8Json(request.headers().contentType());
+        return Json.isUtf8Json(request.headers().contentType());
     }
 
     private static Problem internal(EventType eventType) {

@@ -21,7 +21,7 @@ import static org.hamcrest.Matchers.nullValue;
 /**
  * Which bodies and content types count as UTF-8 JSON, decided before Jackson could guess an encoding.
  */
-class JsonEncodingTest {
+class JsonTest {
 
     private static final String BODY = "{\"merchantId\":\"m_123\",\"reference\":\"order-42\"}";
 
@@ -42,7 +42,7 @@ class JsonEncodingTest {
         byte[] bom = HexFormat.of().parseHex(bomHex);
         System.arraycopy(bom, 0, body, 0, bom.length);
         System.arraycopy(text, 0, body, bom.length, text.length);
-        assertThat(JsonEncoding.notUtf8(body), containsString(charset));
+        assertThat(Json.notUtf8(body), containsString(charset));
         JsonBody.Result result = JsonBody.parse(body);
         assertThat(result, instanceOf(JsonBody.Invalid.class));
         assertThat(((JsonBody.Invalid) result).error().detail(), containsString(charset));
@@ -59,18 +59,18 @@ class JsonEncodingTest {
     @Test
     void aNulByteAnywhereIsNamedByItsOffset() {
         byte[] body = (BODY + "\0").getBytes(StandardCharsets.UTF_8);
-        assertThat(JsonEncoding.notUtf8(body), containsString("NUL byte (byte " + BODY.length() + ")"));
+        assertThat(Json.notUtf8(body), containsString("NUL byte (byte " + BODY.length() + ")"));
     }
 
     @Test
     void aUtf8ByteOrderMarkIsNamed() {
-        assertThat(JsonEncoding.notUtf8(HexFormat.of().parseHex("efbbbf7b7d")), containsString("byte order mark"));
+        assertThat(Json.notUtf8(HexFormat.of().parseHex("efbbbf7b7d")), containsString("byte order mark"));
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"", "{}", "{\"reference\":\"caf\u00e9 \uD83D\uDE00\"}", "[1,2]", " {\"a\":\"\\u0000\"}"})
     void utf8WithoutNulOrBomIsLeftToTheParser(String text) {
-        assertThat(JsonEncoding.notUtf8(text.getBytes(StandardCharsets.UTF_8)), is(nullValue()));
+        assertThat(Json.notUtf8(text.getBytes(StandardCharsets.UTF_8)), is(nullValue()));
     }
 
     @ParameterizedTest
@@ -89,11 +89,11 @@ class JsonEncodingTest {
             "application/problem+json                | false",
     })
     void onlyApplicationJsonInUtf8IsUtf8Json(String contentType, boolean utf8Json) {
-        assertThat(JsonEncoding.isUtf8Json(Optional.of(HttpMediaType.create(contentType))), is(utf8Json));
+        assertThat(Json.isUtf8Json(Optional.of(HttpMediaType.create(contentType))), is(utf8Json));
     }
 
     @Test
     void noContentTypeIsNoJson() {
-        assertThat(JsonEncoding.isUtf8Json(Optional.empty()), is(false));
+        assertThat(Json.isUtf8Json(Optional.empty()), is(false));
     }
 }
