@@ -13,12 +13,10 @@ import com.example.payments.health.HealthService;
 import com.example.payments.health.HealthState;
 import com.example.payments.health.MetricsHead;
 import com.example.payments.health.StartupGateFilter;
-import com.example.payments.http.AllowedMethodsFilter;
 import com.example.payments.http.ConnectionCloseFilter;
-import com.example.payments.http.HeaderFieldsFilter;
 import com.example.payments.http.RequestDeadlines;
 import com.example.payments.http.RequestIds;
-import com.example.payments.http.RequestTargetFilter;
+import com.example.payments.http.RequestRulesFilter;
 import com.example.payments.http.ResponseBodies;
 import com.example.payments.lifecycle.InFlightCountingFilter;
 import com.example.payments.observability.RequestMetricsFilter;
@@ -74,9 +72,7 @@ final class Routes {
                 .addFilter(inFlight)
                 .addFilter(RequestMetricsFilter.create(meters))
                 .addFilter(deadlines.bodyDeadlineFilter())
-                .addFilter(RequestTargetFilter.create())
-                .addFilter(HeaderFieldsFilter.create())
-                .addFilter(AllowedMethodsFilter.create(resources))
+                .addFilter(RequestRulesFilter.create(resources))
                 .addFilter(StartupGateFilter.create(state))
                 .addFilter(authentication)
                 // The cheapest possible proof of life for the loopback prober: touches nothing, needs no credentials.
@@ -118,9 +114,7 @@ final class Routes {
         resources.put(Listeners.OPENAPI_PATH, GET_HEAD);
         routing.addFilter(RequestIds.filter())
                 .addFilter(ConnectionCloseFilter.create(() -> false))
-                .addFilter(RequestTargetFilter.create())
-                .addFilter(HeaderFieldsFilter.create())
-                .addFilter(AllowedMethodsFilter.create(resources))
+                .addFilter(RequestRulesFilter.create(resources))
                 .register(probes)
                 .head(MetricsHead.PATH, MetricsHead.create(meters))
                 // GET /openapi comes from the OpenAPI feature, which has no HEAD: the headers of its YAML answer.

@@ -41,8 +41,9 @@ final class StrictRequestReader extends DataReader {
     /** Longest chunk-size line accepted, in bytes: a 2 GiB chunk is 8 hex digits; the rest leaves room for zeros. */
     static final int MAX_CHUNK_SIZE_LINE = 64;
 
-    // The methods of RFC 9110 section 9 and PATCH (RFC 5789), as AllowedMethodsFilter recognizes them.
-    private static final Set<String> RECOGNIZED = Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT",
+    // The methods of RFC 9110 section 9 and PATCH (RFC 5789); any other token is unrecognized (501), here and in
+    // RequestRulesFilter.
+    static final Set<String> RECOGNIZED = Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT",
                                                          "OPTIONS", "TRACE", "PATCH");
     // RFC 9110 section 5.6.2: tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`"
     // / "|" / "~" / DIGIT / ALPHA.

@@ -13,7 +13,7 @@ import static org.hamcrest.Matchers.is;
  * The request-target rules of RFC 9112 section 3.2 and RFC 3986, one target at a time (the same rules over the wire:
  * {@code HostileRequestLinesIT}).
  */
-class RequestTargetFilterTest {
+class RequestTargetsTest {
 
     @ParameterizedTest(name = "{0} with Host {1}: served {2}")
     @CsvSource({
@@ -51,13 +51,13 @@ class RequestTargetFilterTest {
             "http://example.com//ping, example.com, false",
     })
     void aTargetIsServedOnlyWhenItNamesOneResourceTheWayHttpDefinesIt(String target, String host, boolean served) {
-        Optional<String> refusal = RequestTargetFilter.refusal(target, Method.GET, host);
+        Optional<String> refusal = RequestTargets.refusal(target, Method.GET, host);
         assertThat(refusal.toString(), refusal.isEmpty(), is(served));
     }
 
     @ParameterizedTest(name = "{0} *: served {1}")
     @CsvSource({"OPTIONS, true", "GET, false"})
     void theAsteriskFormIsForOptionsOnly(String method, boolean served) {
-        assertThat(RequestTargetFilter.refusal("*", Method.create(method), "x").isEmpty(), is(served));
+        assertThat(RequestTargets.refusal("*", Method.create(method), "x").isEmpty(), is(served));
     }
 }

@@ -6,15 +6,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.helidon.http.HeaderNames;
+import io.helidon.http.Headers;
+import io.helidon.http.HttpPrologue;
 import io.helidon.http.Method;
-import io.helidon.webserver.http.Filter;
-import io.helidon.webserver.http.FilterChain;
-import io.helidon.webserver.http.RoutingRequest;
-import io.helidon.webserver.http.RoutingResponse;
 
 /**
- * Refuses request targets that Helidon 4.5.0 would serve as some other target, before routing, on both listeners.
- * Helidon routes on {@code java.net.URI}'s normalized path of whatever the request line says: an absolute-form target
+ * Which request targets are refused: those Helidon 4.5.0 would serve as some other target ({@link RequestRulesFilter}
+ * answers them before routing, on both listeners). Helidon routes on {@code java.net.URI}'s normalized path of whatever the request line says: an absolute-form target
  * of any scheme and authority ({@code ftp://evil.example/ping}) is served as {@code /ping}, {@code //ping} as
  * {@code /ping}, dot segments are resolved ({@code /v1/authorizations/../../ping} is {@code /ping}), {@code ;}
  * parameters are stripped ({@code /ping;x=1} is {@code /ping}), and {@code %2F} becomes a path separator. A proxy in
@@ -36,10 +34,10 @@ import io.helidon.webserver.http.RoutingResponse;
  *     <li>A path with a {@code ;} names no resource of this service (none has parameters): 404.</li>
  *     <li>A fragment ({@code #}) is not part of any request target form: 400.</li>
  * </ul>
- * Every refusal is an RFC 9457 problem; the connection is kept (the request's framing is intact), unless a body was
- * left unread ({@link ConnectionCloseFilter}).
+ * The connection is kept (the request's framing is intact), unless a body was left unread
+ * ({@link ConnectionCloseFilter}).
  */
-public final class RequestTargetFilter implements Filter {
+final class RequestTargets {
 
     // scheme "://" authority [ path-abempty ], RFC 3986 section 3.
     private static final Pattern ABSOLUTE_FORM = Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*)://([^/]*)(/.*)?");
@@ -47,34 +45,29 @@ public final class RequestTargetFilter implements Filter {
     private static final Pattern AUTHORITY = Pattern.compile("(\\[[0-9A-Fa-f:.]+]|[^:\\[\\]]*)(?::([0-9]*))?");
     private static final String UNRESERVED_SYMBOLS = "-._~";
 
-    private RequestTargetFilter() {
+    private RequestTargets() {
     }
 
     /**
-     * Creates the filter; register it after the request metrics and before the method filter, so that a refused
-     * target is counted and answered whatever its method.
+     * The problem a request's target is answered with.
      *
-     * @return the filter
+     * @param prologue the request line
+     * @param headers  the request's header fields ({@code Host})
+     * @return a 400 or a 404, or empty when the target is served
      */
-    public static RequestTargetFilter create() {
-        return new RequestTargetFilter();
-    }
-
-    @Override
-    public void filter(FilterChain chain, RoutingRequest req, RoutingResponse res) {
-        String target = req.prologue().uriPath().rawPath();
-        Optional<String> refusal = refusal(target, req.prologue().method(),
-                                           req.headers().first(HeaderNames.HOST).orElse(""));
-        if (req.prologue().fragment().hasValue()) {
+    static Optional<Problem> problem(HttpPrologue prologue, Headers headers) {
+        String target = prologue.uriPath().rawPath();
+        Optional<String> refusal = refusal(target, prologue.method(), headers.first(HeaderNames.HOST).orElse(""));
+        if (prologue.fragment().hasValue()) {
             refusal = Optional.of("A request target has no fragment ('#').");
         }
         if (refusal.isPresent()) {
-            ProblemResponses.send(req, res, Problem.of("bad-request", "Bad request", 400, refusal.get()));
-        } else if (target.indexOf(';') >= 0) {
-            ProblemResponses.send(req, res, ProblemResponses.notFound("No such resource on this port."));
-        } else {
-            chain.proceed();
+            return Optional.of(Problem.of("bad-request", "Bad request", 400, refusal.get()));
         }
+        if (target.indexOf(';') >= 0) {
+            return Optional.of(ProblemResponses.notFound("No such resource on this port."));
+        }
+        return Optional.empty();
     }
 
     /**
