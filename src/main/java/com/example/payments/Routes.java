@@ -12,7 +12,6 @@ import com.example.payments.authorization.OperationService;
 import com.example.payments.health.HealthService;
 import com.example.payments.health.HealthState;
 import com.example.payments.health.MetricsHead;
-import com.example.payments.health.StartupGateFilter;
 import com.example.payments.http.ConnectionCloseFilter;
 import com.example.payments.http.RequestDeadlines;
 import com.example.payments.http.RequestIds;
@@ -73,7 +72,7 @@ final class Routes {
                 .addFilter(RequestMetricsFilter.create(meters))
                 .addFilter(deadlines.bodyDeadlineFilter())
                 .addFilter(RequestRulesFilter.create(resources))
-                .addFilter(StartupGateFilter.create(state))
+                .addFilter(state.startupGate())
                 .addFilter(authentication)
                 // The cheapest possible proof of life for the loopback prober: touches nothing, needs no credentials.
                 .route(Method.predicate(Method.GET, Method.HEAD), PathMatchers.exact(Listeners.PING),

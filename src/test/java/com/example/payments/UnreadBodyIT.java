@@ -7,7 +7,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 
 import com.example.payments.health.HealthState;
-import com.example.payments.health.StartupGateFilter;
 import com.example.payments.http.ConnectionCloseFilter;
 import com.example.payments.testing.Http;
 import com.example.payments.testing.RawHttp;
@@ -177,7 +176,7 @@ class UnreadBodyIT {
                 .featuresDiscoverServices(false)
                 .shutdownHook(false)
                 .routing(routing -> routing.addFilter(ConnectionCloseFilter.create(neverStarted::draining))
-                        .addFilter(StartupGateFilter.create(neverStarted))
+                        .addFilter(neverStarted.startupGate())
                         .get("/ping", (req, res) -> res.send("pong"))
                         .post("/v1/authorizations", (req, res) -> res.send(req.content().as(String.class))))
                 .build()

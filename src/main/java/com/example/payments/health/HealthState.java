@@ -7,10 +7,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import com.example.payments.http.ProblemResponses;
+
+import io.helidon.webserver.http.Filter;
+import io.helidon.webserver.http.FilterChain;
+import io.helidon.webserver.http.RoutingRequest;
+import io.helidon.webserver.http.RoutingResponse;
+
 /**
  * The flags the probes are computed from, shared lock-free between the prober, the shutdown sequence and the probe
  * handlers. A probe handler that could block on a lock could be starved, and a starved liveness handler looks like a
- * dead process to the kubelet, so everything here is a single atomic read or write.
+ * dead process to the kubelet, so everything here is a single atomic read or write. The business listener's startup
+ * gate ({@link #startupGate()}) reads the startup flag.
  */
 public final class HealthState {
 
@@ -82,6 +90,25 @@ public final class HealthState {
      */
     public boolean startupComplete() {
         return wired.get() && firstProbeSucceeded.get();
+    }
+
+    /**
+     * The startup gate, a filter of the business listener: until startup is complete, answers every route except
+     * {@code /ping} with a 503 problem and {@code Retry-After: 1}. {@code /ping} must answer, because the first
+     * successful loopback probe is what completes startup.
+     *
+     * @return the filter
+     */
+    public Filter startupGate() {
+        return this::gate;
+    }
+
+    private void gate(FilterChain chain, RoutingRequest req, RoutingResponse res) {
+        if (startupComplete() || "/ping".equals(req.path().path())) {
+            chain.proceed();
+            return;
+        }
+        ProblemResponses.sendRetryable(req, res, ProblemResponses.starting(), 1);
     }
 
     /**

@@ -17,20 +17,20 @@ import static org.hamcrest.Matchers.is;
  * are stand-ins, the filter only looks at the path.
  */
 @RoutingTest
-class StartupGateFilterTest {
+class StartupGateTest {
 
     // One test in this class: the state the routing (set up once, statically) and the test share.
     private static final HealthState STATE = new HealthState();
 
     private final DirectClient client;
 
-    StartupGateFilterTest(DirectClient client) {
+    StartupGateTest(DirectClient client) {
         this.client = client;
     }
 
     @SetUpRoute
     static void routing(HttpRouting.Builder routing) {
-        routing.addFilter(StartupGateFilter.create(STATE))
+        routing.addFilter(STATE.startupGate())
                 .get("/ping", (req, res) -> res.send("pong"))
                 .get("/v1/authorizations/{id}", (req, res) -> res.send("found"));
     }
