@@ -42,12 +42,20 @@ final class Routes {
     }
 
     /**
-     * Routing of the business listener: {@code /ping} and the authorization API, behind the tracing filter (the
-     * request's span), the request id filter
-     * ({@code X-Request-Id}, first so that every answer has one), the {@code Connection: close}
-     * filter (client asked, body left unread, draining), the in-flight counter, request metrics, the body deadline,
-     * the request target and header field rules (400, 404, 415, 417), the method filter (405, 501), the startup gate
-     * and authentication (401 on every path but {@code /ping}).
+     * Routing of the business listener: {@code /ping} and the authorization API behind one ordered list of edge
+     * filters, one per concern, each registered on one line below:
+     * <ol>
+     *     <li>tracing: the request's span (tracing on, never for {@code /ping});</li>
+     *     <li>the request id: {@code X-Request-Id} and the log lines' MDC, before anything can answer;</li>
+     *     <li>the access log: one line per answered request;</li>
+     *     <li>{@code Connection: close}: the client asked, a body was left unread, or the process is draining;</li>
+     *     <li>the in-flight count the drain waits on;</li>
+     *     <li>request metrics;</li>
+     *     <li>the body deadline (408);</li>
+     *     <li>the request rules: target, header fields, method (400, 404, 405, 415, 417, 501);</li>
+     *     <li>the startup gate (503 until started, but {@code /ping});</li>
+     *     <li>authentication (401 on every path but {@code /ping}).</li>
+     * </ol>
      *
      * @param routing        routing builder of the business server
      * @param state          health flags
@@ -98,7 +106,7 @@ final class Routes {
     /**
      * Routing of the health listener: the probes and {@code HEAD /metrics} ({@code GET /metrics} comes from the
      * observe feature, {@code GET /openapi} from the OpenAPI feature), {@code GET} and {@code HEAD} only, behind the
-     * {@code Connection: close} filter and the request target and header field rules, as on the business listener.
+     * request id, the {@code Connection: close} filter and the request rules, as on the business listener.
      *
      * @param routing routing builder of the health server
      * @param probes  the probe routes
