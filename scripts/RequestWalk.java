@@ -39,29 +39,32 @@ import org.jacoco.cli.internal.core.tools.ExecFileLoader;
  * source file for the count.
  *
  * <p>Other threads run project code on their own schedule: the background workers (idempotency sweeper,
- * authorization expiry, unknown-outcome reconciler, every second) and the loopback prober ({@code GET /ping} every
- * 0.5 s). Through the service's JDWP port they are suspended, each while it waits between two runs, from before the
- * reset until after the dump, so none of their classes is counted as the request's; a window in which
- * {@code PeriodicWorker} or the loopback prober ran anyway is refused (exit 3: the script starts a fresh service and
- * tries again). The listeners' request-deadline sweepers (every 250 ms) keep running: their class,
- * {@code RequestDeadlines}, is the request's own (its header and body deadlines).
+ * authorization expiry, unknown-outcome reconciler, every second), the loopback prober ({@code GET /ping} every
+ * 0.5 s), the idempotency lease renewer and the listeners' request-deadline sweepers. Through the service's JDWP port
+ * they are suspended, each while it waits between two runs, from before the reset until after the dump, so that only
+ * the request's own threads (its connection's, its virtual thread, Log4j's writer of its access-log line) are
+ * counted; a window in which {@code PeriodicWorker}, the loopback prober or the lease renewer ran anyway is refused
+ * (exit 3: the script starts a fresh service and tries again).
  *
  * <p>Run with the JaCoCo CLI jar ({@code org.jacoco.cli}, classifier {@code nodeps}) on the class path, whose copy of
  * JaCoCo's core API (under {@code org.jacoco.cli.internal.core}, shaded with ASM) it uses:
- * {@code java -cp jacococli.jar scripts/RequestWalk.java JACOCO_PORT BUSINESS_PORT JAR OUT_DIR}. Writes
- * {@code OUT_DIR/request.exec} (readable by {@code jacococli report}) and {@code OUT_DIR/classes.txt}.
+ * {@code java -cp jacococli.jar scripts/RequestWalk.java JACOCO_PORT JDWP_PORT BUSINESS_PORT JAR OUT_DIR}.
+ * Writes {@code OUT_DIR/request.exec} (readable by {@code jacococli report}) and {@code OUT_DIR/classes.txt}.
  */
 public final class RequestWalk {
 
     private static final String HOST = "127.0.0.1";
     private static final String PREFIX = "com/example/payments/";
     // The threads that run project code on their own schedule, paused for the request: the workers of
-    // BackgroundWorkers (named after their heartbeats) and the loopback prober, which GETs /ping.
+    // BackgroundWorkers (named after their heartbeats), the loopback prober (GET /ping), the idempotency lease renewer
+    // and both listeners' request-deadline sweepers.
     private static final Set<String> BACKGROUND_THREADS = Set.of("idempotency-sweeper", "authorization-expiry",
-                                                                 "unknown-outcome-reconciler", "loopback-prober");
+            "unknown-outcome-reconciler", "loopback-prober", "idempotency-lease-renewer",
+            "business-request-deadlines", "health-request-deadlines");
     // Classes only the background runs: any of them in the window means it was not the request alone.
     private static final Set<String> BACKGROUND = Set.of(PREFIX + "lifecycle/PeriodicWorker",
-                                                         PREFIX + "health/LoopbackProber");
+                                                         PREFIX + "health/LoopbackProber",
+                                                         PREFIX + "idempotency/LeaseRenewer");
     private static final String DEV_KEY = "pa_dev_4Kq9Xz2Lm7Pw3Rt8Vb6Nc1Hs5Jd0Fg";
     private static final String BODY = "{\"merchantId\":\"m_123\",\"reference\":\"order-42\","
             + "\"amount\":{\"value\":1299,\"currency\":\"EUR\"},\"card\":{\"number\":\"4111111111111111\","

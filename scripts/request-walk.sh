@@ -5,11 +5,12 @@
 #
 # Starts the packaged jar (built when missing) on the dev config (in-memory store, the development key) with the
 # JaCoCo agent in tcpserver mode, a JDWP port on 127.0.0.1 and the warm-up off, waits until it is ready, then runs
-# scripts/RequestWalk.java: it suspends the background threads (workers, loopback prober) while they wait, resets
-# the coverage (start-up is not counted), sends exactly one POST /v1/authorizations (the README's), dumps the
-# coverage and lists every com.example.payments class with a line executed, grouped by source file: the count is of
-# source files, nested classes ($Inner) listed beside their file and counted in the second number. A window in which
-# a background worker ran anyway is refused and the measurement retried with a fresh service (3 tries).
+# scripts/RequestWalk.java: it suspends the threads that run on their own schedule (background workers, loopback
+# prober, lease renewer, request-deadline sweepers) while they wait, resets the coverage (start-up is not counted),
+# sends exactly one POST /v1/authorizations (the README's), dumps the coverage and lists every com.example.payments
+# class with a line executed, grouped by source file: the count is of source files, nested classes ($Inner) listed
+# beside their file and counted in the second number. A window in which a background worker ran anyway is refused
+# and the measurement retried with a fresh service (3 tries).
 # The JaCoCo agent and CLI come from Maven Central through ./mvnw dependency:copy (offline when ~/.m2 has them).
 # Writes target/request-walk/{classes.txt,request.exec,service.log}; exit 0 when measured.
 set -euo pipefail
