@@ -182,6 +182,9 @@ public final class RequestWalk {
             for (Map.Entry<String, Set<String>> entry : files.entrySet()) {
                 String top = entry.getKey().replace('/', '.').replaceFirst("\\.java$", "");
                 StringBuilder line = new StringBuilder(top.substring("com.example.payments.".length()));
+                if (!entry.getValue().contains(top.replace('.', '/'))) {
+                    line.append(" (itself not run)");
+                }
                 for (String name : entry.getValue()) {
                     String dotted = name.replace('/', '.');
                     if (!dotted.equals(top)) {
