@@ -2,6 +2,7 @@ package com.example.payments.deploy;
 
 import java.io.IOException;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,6 +65,9 @@ class MonitoringExpressionsIT {
                 assertEquals(200, Http.get(health + probe).statusCode(), probe);
             }
 
+            // jvm_gc_pause_* appears with the first collection: a start that allocated little (a child on the AOT
+            // cache) may not have had one yet. A pod's dashboard shows it from its first pause; here, force one.
+            collectGarbage(service.pid());
             service.signal("TERM");
             scrape = awaitShutdownRecorded(service.healthPort());
             assertEquals(0, service.awaitExit(DEADLINE), "exit status after SIGTERM");
@@ -95,6 +99,14 @@ class MonitoringExpressionsIT {
         assertThat(scrape.sum("idempotency_requests_total", Map.of("outcome", "replayed")), is(1.0));
         assertThat(scrape.sum("authorizer_duration_seconds_count", Map.of("outcome", "unknown")), is(1.0));
         assertThat(scrape.sum("shutdown_duration_seconds_count", Map.of("phase", "total")), is(1.0));
+    }
+
+    private static void collectGarbage(long pid) throws Exception {
+        Path java = Path.of(ProcessHandle.current().info().command().orElseThrow());
+        Process jcmd = new ProcessBuilder(java.resolveSibling("jcmd").toString(), String.valueOf(pid), "GC.run")
+                .redirectErrorStream(true).start();
+        String output = new String(jcmd.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, jcmd.waitFor(), () -> "jcmd " + pid + " GC.run: " + output);
     }
 
     private static Set<String> recordingRules(RenderedOverlay overlay) {
