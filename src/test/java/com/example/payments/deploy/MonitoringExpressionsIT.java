@@ -2,6 +2,7 @@ package com.example.payments.deploy;
 
 import java.io.IOException;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -105,7 +106,7 @@ class MonitoringExpressionsIT {
         Path java = Path.of(ProcessHandle.current().info().command().orElseThrow());
         Process jcmd = new ProcessBuilder(java.resolveSibling("jcmd").toString(), String.valueOf(pid), "GC.run")
                 .redirectErrorStream(true).start();
-        String output = new String(jcmd.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        String output = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, jcmd.waitFor(), () -> "jcmd " + pid + " GC.run: " + output);
     }
 
