@@ -1,9 +1,6 @@
 package com.example.payments.idempotency;
 
 import java.net.http.HttpResponse;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,6 +17,7 @@ import com.example.payments.testing.ServiceProcess;
 
 import org.junit.jupiter.api.Test;
 
+import static com.example.payments.testing.PostgresDatabase.query;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
@@ -103,9 +101,9 @@ class PostgresOutageIT extends StoreOutageContract {
     @Override
     void afterRecovery(ServiceProcess service, long outage, long back, Sample recovered) throws Exception {
         // No lease reaches further than one lease from now (the crash kept the claims, not longer ones).
-        assertThat(scalar(postgres, "SELECT count(*) FROM idempotency_records WHERE state = 'in_flight' AND "
-                                    + "lease_expires_at > clock_timestamp() + interval '" + LEASE.toSeconds()
-                                    + " seconds'"), is("0"));
+        assertThat(query(postgres, "SELECT count(*) FROM idempotency_records WHERE state = 'in_flight' AND "
+                                   + "lease_expires_at > clock_timestamp() + interval '" + LEASE.toSeconds()
+                                   + " seconds'"), is("0"));
         // Every key cut off by the crash is answered 201 once its lease has run out at the latest.
         for (String key : cut) {
             Sample retried = awaitStatus(outage, () -> post(service, key), 201, "", LEASE.plus(Duration.ofSeconds(30)));
@@ -132,7 +130,7 @@ class PostgresOutageIT extends StoreOutageContract {
                 server.restart();
                 service.awaitReady(Duration.ofSeconds(60));
                 assertThat(post(service, UUID.randomUUID().toString()).statusCode(), is(201));
-                assertThat(scalar(server, "SELECT count(*) FROM authorizations"), is("1"));
+                assertThat(query(server, "SELECT count(*) FROM authorizations"), is("1"));
             }
         }
     }
@@ -161,20 +159,12 @@ class PostgresOutageIT extends StoreOutageContract {
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         String held = "";
         while (System.nanoTime() < deadline) {
-            held = scalar(postgres, "SELECT count(*) FROM idempotency_records WHERE state = 'in_flight'");
+            held = query(postgres, "SELECT count(*) FROM idempotency_records WHERE state = 'in_flight'");
             if (Integer.parseInt(held) >= count) {
                 return;
             }
             Thread.sleep(20);
         }
         throw new AssertionError("Only " + held + " of " + count + " requests claimed their key");
-    }
-
-    private static String scalar(PostgresServer postgres, String sql) throws Exception {
-        try (Connection connection = postgres.connect(); Statement statement = connection.createStatement();
-             ResultSet row = statement.executeQuery(sql)) {
-            row.next();
-            return row.getString(1);
-        }
     }
 }

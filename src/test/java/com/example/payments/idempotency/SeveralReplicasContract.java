@@ -1,9 +1,7 @@
 package com.example.payments.idempotency;
 
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
@@ -12,15 +10,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.function.IntFunction;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import com.example.payments.testing.Http;
 import com.example.payments.testing.MetricsScrape;
+import com.example.payments.testing.PostgresDatabase;
 import com.example.payments.testing.PostgresServer;
 import com.example.payments.testing.ServiceProcess;
 
@@ -119,15 +116,11 @@ abstract class SeveralReplicasContract {
     }
 
     @AfterAll
-    void stopAll() {
-        for (AutoCloseable resource : new AutoCloseable[] {replicaA, replicaB, postgres, backend}) {
-            try {
-                if (resource != null) {
-                    resource.close();
-                }
-            } catch (Exception e) {
-                // best effort
-            }
+    void stopAll() throws Exception {
+        StoreBackend servers = backend;
+        PostgresServer database = postgres;
+        try (servers; database; ServiceProcess a = replicaA; ServiceProcess b = replicaB) {
+            // closed in reverse order: the replicas first
         }
     }
 
@@ -135,7 +128,8 @@ abstract class SeveralReplicasContract {
     void fiveHundredConcurrentIdenticalRequestsOnTwoReplicasMakeOneAuthorization() throws Exception {
         double before = invocations();
         String key = UUID.randomUUID().toString();
-        List<HttpResponse<String>> responses = sendAtOnce(500, i -> i % 2 == 0 ? replicaA : replicaB, key);
+        List<HttpResponse<String>> responses = Http.postAtOnce(IntStream.range(0, 500).mapToObj(
+                i -> authorizations(i % 2 == 0 ? replicaA : replicaB)).toList(), key, Http.VALID_BODY, answerWithin);
 
         Map<String, Long> statuses = responses.stream().collect(Collectors.groupingBy(
                 r -> r.statusCode() + " " + r.body().replaceAll("\"detail\".*", ""), Collectors.counting()));
@@ -157,17 +151,9 @@ abstract class SeveralReplicasContract {
             }
         }
         String id = original.replaceAll(".*\"id\":\"([^\"]+)\".*", "$1");
-        try (Connection connection = postgres.connect();
-             PreparedStatement rows = connection.prepareStatement(
-                     "SELECT count(*), min(status), min(last_four), min(amount) FROM authorizations WHERE attempt_id = "
-                     + "(SELECT attempt_id FROM authorizations WHERE id = ?::uuid)")) {
-            rows.setString(1, id);
-            try (ResultSet row = rows.executeQuery()) {
-                row.next();
-                assertThat(row.getLong(1), is(1L));
-                assertThat(row.getString(2) + " " + row.getString(3) + " " + row.getLong(4), is("APPROVED 1111 1299"));
-            }
-        }
+        assertThat(PostgresDatabase.query(postgres, "SELECT count(*) || ' ' || min(status) || ' ' || min(last_four) "
+                   + "|| ' ' || min(amount) FROM authorizations WHERE attempt_id = (SELECT attempt_id FROM "
+                   + "authorizations WHERE id = '" + id + "'::uuid)"), is("1 APPROVED 1111 1299"));
     }
 
     @Test
@@ -242,32 +228,6 @@ abstract class SeveralReplicasContract {
             }
         }
         return rows;
-    }
-
-    private List<HttpResponse<String>> sendAtOnce(int count, IntFunction<ServiceProcess> target, String key)
-            throws Exception {
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<HttpResponse<String>>> pending = new ArrayList<>();
-        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (int i = 0; i < count; i++) {
-                HttpRequest request = Http.request(authorizations(target.apply(i)))
-                        .timeout(answerWithin)
-                        .header("Content-Type", "application/json")
-                        .header("Idempotency-Key", key)
-                        .POST(HttpRequest.BodyPublishers.ofString(Http.VALID_BODY))
-                        .build();
-                pending.add(threads.submit(() -> {
-                    start.await();
-                    return Http.client().send(request, HttpResponse.BodyHandlers.ofString());
-                }));
-            }
-            start.countDown();
-        }
-        List<HttpResponse<String>> responses = new ArrayList<>();
-        for (Future<HttpResponse<String>> response : pending) {
-            responses.add(response.get());
-        }
-        return responses;
     }
 
     private String warnings() {

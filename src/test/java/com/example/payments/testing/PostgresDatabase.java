@@ -122,6 +122,18 @@ public final class PostgresDatabase implements BeforeAllCallback, BeforeEachCall
      * @throws SQLException when it fails
      */
     public String query(String sql) throws SQLException {
+        return query(server, sql);
+    }
+
+    /**
+     * Runs a query on a test's server as the superuser, for assertions.
+     *
+     * @param server the test's server
+     * @param sql    a query
+     * @return the first column of its first row, {@code null} when it has none
+     * @throws SQLException when it fails
+     */
+    public static String query(PostgresServer server, String sql) throws SQLException {
         try (Connection connection = server.connect(); Statement statement = connection.createStatement();
              ResultSet rows = statement.executeQuery(sql)) {
             return rows.next() ? rows.getString(1) : null;
