@@ -6,45 +6,27 @@
 -- Authenticates with the development key (merchant m_123), like post-new-keys.lua; the merchant quota must exceed
 -- the run's request count.
 
-local auth_body = '{"merchantId":"m_123","reference":"bench",' ..
-                  '"amount":{"value":1299,"currency":"EUR"},' ..
-                  '"card":{"number":"4111111111111111","expiryMonth":12,"expiryYear":2030,"cvc":"123"}}'
+local common = dofile((debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "") .. "wrk-common.lua")
+local auth_body = common.authorization_body("m_123")
 local capture_body = '{"amount":{"value":1299,"currency":"EUR"}}'
-local threads = {}
-local counter = 0
-local run_id = "run"
 local queue = {}
 local head, tail = 1, 0
 authorizations, captures, voids, others = 0, 0, 0, 0
 
-function setup(thread)
-  thread:set("thread_id", #threads + 1)
-  table.insert(threads, thread)
-end
-
-function init(args)
-  run_id = args[1] or tostring(os.time())
-end
-
-local function post(path, body)
-  counter = counter + 1
-  return wrk.format("POST", path,
-                    {["Content-Type"] = "application/json",
-                     ["Idempotency-Key"] = run_id .. "-" .. thread_id .. "-" .. counter,
-                     ["Authorization"] = "Bearer pa_dev_4Kq9Xz2Lm7Pw3Rt8Vb6Nc1Hs5Jd0Fg"}, body)
-end
+setup = common.setup
+init = common.init
 
 function request()
   if head <= tail then
     local location = queue[head]
     queue[head] = nil
     head = head + 1
-    if counter % 2 == 0 then
-      return post(location .. "/captures", capture_body)
+    if common.requests() % 2 == 0 then
+      return common.post(location .. "/captures", capture_body)
     end
-    return post(location .. "/voids", "{}")
+    return common.post(location .. "/voids", "{}")
   end
-  return post("/v1/authorizations", auth_body)
+  return common.post("/v1/authorizations", auth_body)
 end
 
 function response(status, headers, body)
@@ -63,18 +45,12 @@ function response(status, headers, body)
 end
 
 function done(summary, latency, requests)
-  local a, c, v, o = 0, 0, 0, 0
-  for _, thread in ipairs(threads) do
-    a = a + thread:get("authorizations")
-    c = c + thread:get("captures")
-    v = v + thread:get("voids")
-    o = o + thread:get("others")
-  end
   local seconds = summary.duration / 1e6
   io.write(string.format(
       "RESULT requests=%d seconds=%.2f rps=%.1f authorizations_ps=%.1f captures_ps=%.1f voids_ps=%.1f " ..
       "p50_ms=%.2f p99_ms=%.2f non_201=%d socket_errors=%d\n",
-      summary.requests, seconds, summary.requests / seconds, a / seconds, c / seconds, v / seconds,
-      latency:percentile(50) / 1000, latency:percentile(99) / 1000, o,
-      summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
+      summary.requests, seconds, summary.requests / seconds, common.total("authorizations") / seconds,
+      common.total("captures") / seconds, common.total("voids") / seconds,
+      latency:percentile(50) / 1000, latency:percentile(99) / 1000, common.total("others"),
+      common.socket_errors(summary)))
 end

@@ -5,6 +5,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -14,6 +15,7 @@ import com.example.payments.testing.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 
+import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 
 import static org.hamcrest.MatcherAssert.assertThat;
@@ -22,9 +24,9 @@ import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 import static org.hamcrest.Matchers.is;
 
 /**
- * The startup warm-up on the postgres backend, and on redis in front of PostgreSQL: by the time startup is complete the pool holds its connections and the
- * store's statements ran on the real database, in transactions that were rolled back: no row written, no statement
- * counted in the service's metrics.
+ * The startup warm-up on the postgres backend, and on redis in front of PostgreSQL: by the time startup is complete
+ * the pool holds its connections and the store's statements ran on the real database, in transactions that were
+ * rolled back: no row written, no statement counted in the service's metrics.
  */
 class PostgresWarmUpTest {
 
@@ -37,12 +39,7 @@ class PostgresWarmUpTest {
     void startupCompletesWithThePoolFullAndTheStoreWarmedWithoutWritingARow() throws Exception {
         PostgresServer.assumeInstalled();
         try (PostgresServer postgres = PostgresServer.start();
-             TestService service = TestService.start(Map.of("idempotency.store", "postgres",
-                                                            "database.url", postgres.url(),
-                                                            "database.username", PostgresServer.USER,
-                                                            "database.pool-size", String.valueOf(POOL),
-                                                            "warm-up.requests", String.valueOf(REQUESTS),
-                                                            "warm-up.timeout", "PT60S"))) {
+             TestService service = TestService.start(config(postgres, PostgresServer.USER))) {
             assertWarmedWritingNothing(service, postgres);
         }
     }
@@ -53,13 +50,7 @@ class PostgresWarmUpTest {
         RedisServer.assumeInstalled();
         try (RedisServer redis = RedisServer.start();
              PostgresServer postgres = PostgresServer.start();
-             TestService service = TestService.start(Map.of("idempotency.store", "redis",
-                                                            "idempotency.redis.uri", redis.uri(),
-                                                            "database.url", postgres.url(),
-                                                            "database.username", PostgresServer.USER,
-                                                            "database.pool-size", String.valueOf(POOL),
-                                                            "warm-up.requests", String.valueOf(REQUESTS),
-                                                            "warm-up.timeout", "PT60S"))) {
+             TestService service = TestService.start(withRedis(config(postgres, PostgresServer.USER), redis))) {
             assertWarmedWritingNothing(service, postgres);
             RedisClient client = RedisClient.create(redis.uri());
             try (StatefulRedisConnection<String, String> connection = client.connect()) {
@@ -80,20 +71,9 @@ class PostgresWarmUpTest {
     void aDatabaseThatRefusesEveryWriteIsNotReady() throws Exception {
         PostgresServer.assumeInstalled();
         try (PostgresServer postgres = PostgresServer.start()) {
-            org.flywaydb.core.Flyway.configure().dataSource(postgres.url(), PostgresServer.USER, null)
-                    .locations("classpath:db/migration")
-                    .placeholders(Map.of("validity_ms", "604800000"))
-                    .load().migrate();
-            try (Connection sql = postgres.connect(); Statement statement = sql.createStatement()) {
-                statement.execute("DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_read_only "
-                                  + "= on', current_database()); END $$");
-            }
-            try (TestService service = TestService.start(Map.of("idempotency.store", "postgres",
-                                                                "database.url", postgres.url(),
-                                                                "database.username", PostgresServer.USER,
-                                                                "database.pool-size", String.valueOf(POOL),
-                                                                "warm-up.requests", String.valueOf(REQUESTS),
-                                                                "warm-up.timeout", "PT60S"))) {
+            migrateThen(postgres, "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_read_only "
+                                      + "= on', current_database()); END $$");
+            try (TestService service = TestService.start(config(postgres, PostgresServer.USER))) {
                 assertThat("every sandbox request failed", service.metric("warm_up_requests_total",
                                                                           Map.of("outcome", "failed")),
                            greaterThan(0.0));
@@ -112,23 +92,12 @@ class PostgresWarmUpTest {
     void aPoolThatCannotFillStillBecomesReady() throws Exception {
         PostgresServer.assumeInstalled();
         try (PostgresServer postgres = PostgresServer.start()) {
-            org.flywaydb.core.Flyway.configure().dataSource(postgres.url(), PostgresServer.USER, null)
-                    .locations("classpath:db/migration")
-                    .placeholders(Map.of("validity_ms", "604800000"))
-                    .load().migrate();
-            try (Connection sql = postgres.connect(); Statement statement = sql.createStatement()) {
-                statement.execute("CREATE ROLE limited LOGIN CONNECTION LIMIT " + (POOL - 1));
-                statement.execute("GRANT USAGE ON SCHEMA public TO limited");
-                statement.execute("GRANT ALL ON ALL TABLES IN SCHEMA public TO limited");
-                statement.execute("GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO limited");
-                statement.execute("GRANT ALL ON ALL FUNCTIONS IN SCHEMA public TO limited");
-            }
-            try (TestService service = TestService.start(Map.of("idempotency.store", "postgres",
-                                                                "database.url", postgres.url(),
-                                                                "database.username", "limited",
-                                                                "database.pool-size", String.valueOf(POOL),
-                                                                "warm-up.requests", String.valueOf(REQUESTS),
-                                                                "warm-up.timeout", "PT60S"))) {
+            migrateThen(postgres, "CREATE ROLE limited LOGIN CONNECTION LIMIT " + (POOL - 1),
+                        "GRANT USAGE ON SCHEMA public TO limited",
+                        "GRANT ALL ON ALL TABLES IN SCHEMA public TO limited",
+                        "GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO limited",
+                        "GRANT ALL ON ALL FUNCTIONS IN SCHEMA public TO limited");
+            try (TestService service = TestService.start(config(postgres, "limited"))) {
                 long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
                 int status = 0;
                 while (status != 200 && System.nanoTime() < deadline) {
@@ -136,6 +105,31 @@ class PostgresWarmUpTest {
                     Thread.sleep(500);
                 }
                 assertThat("ready on " + (POOL - 1) + " of " + POOL + " connections within 30 s", status, is(200));
+            }
+        }
+    }
+
+    // The postgres backend on the test's server as the role, with a small pool and a short warm-up.
+    private static Map<String, String> config(PostgresServer postgres, String role) {
+        return Map.of("idempotency.store", "postgres", "database.url", postgres.url(), "database.username", role,
+                      "database.pool-size", String.valueOf(POOL), "warm-up.requests", String.valueOf(REQUESTS),
+                      "warm-up.timeout", "PT60S");
+    }
+
+    private static Map<String, String> withRedis(Map<String, String> config, RedisServer redis) {
+        Map<String, String> redisInFront = new HashMap<>(config);
+        redisInFront.put("idempotency.store", "redis");
+        redisInFront.put("idempotency.redis.uri", redis.uri());
+        return redisInFront;
+    }
+
+    // The schema as the service would migrate it, then the test's changes to the database under it.
+    private static void migrateThen(PostgresServer postgres, String... statements) throws SQLException {
+        Flyway.configure().dataSource(postgres.url(), PostgresServer.USER, null).locations("classpath:db/migration")
+                .placeholders(Map.of("validity_ms", "604800000")).load().migrate();
+        try (Connection sql = postgres.connect(); Statement statement = sql.createStatement()) {
+            for (String change : statements) {
+                statement.execute(change);
             }
         }
     }

@@ -5,21 +5,24 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
 
 import com.example.payments.testing.EnvironmentFiles;
 
-import org.yaml.snakeyaml.Yaml;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 
 /**
  * The Kubernetes side of an environment read as plain YAML, without kubectl: the grace period and preStop sleep its
  * kustomize component ({@code config/<env>/kustomization.yaml}, or {@code config/base/kustomization.yaml}, which
- * staging's and prod's include: {@link EnvironmentFiles#directories}) patches in, and the probes of the base Deployment
+ * staging's and prod's include: {@link EnvironmentFiles#patches}) patches in, and the probes of the base Deployment
  * ({@code k8s/base/deployment.yaml}; no overlay patches them). {@link GraceFiguresTest} checks, when kubectl is
  * there, that this reading is what the overlay renders.
  */
 final class PlainManifests {
+
+    private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
     /** One probe: period, failures and timeout in seconds. */
     record Probe(long periodSeconds, long failureThreshold, long timeoutSeconds) {
@@ -35,17 +38,16 @@ final class PlainManifests {
      * @return both sides, as the pods would get them
      */
     static GraceArithmetic grace(String environment) {
-        Map<String, Object> pod = podPatch(environment);
-        Number grace = (Number) pod.get("terminationGracePeriodSeconds");
+        PodSpec pod = podPatch(environment);
+        Long grace = pod.getTerminationGracePeriodSeconds();
         if (grace == null) {
             throw new AssertionError(environment + ": the kustomization.yaml of "
                                      + EnvironmentFiles.directories(environment) + " pins no "
                                      + "terminationGracePeriodSeconds");
         }
-        Map<String, Object> container = map(list(pod.get("containers")).getFirst());
-        Number preStop = (Number) map(map(map(container.get("lifecycle")).get("preStop")).get("sleep")).get("seconds");
+        long preStop = pod.getContainers().getFirst().getLifecycle().getPreStop().getSleep().getSeconds();
         EnvironmentConfig config = EnvironmentConfig.ofRepository(environment);
-        return new GraceArithmetic(environment, grace.longValue(), preStop.longValue(),
+        return new GraceArithmetic(environment, grace, preStop,
                                    config.duration("shutdown.pre-drain-delay"), config.duration("shutdown.drain-timeout"),
                                    config.duration("shutdown.cleanup-timeout"), config.duration("shutdown.metrics-linger"),
                                    config.duration("shutdown.hard-deadline"));
@@ -55,61 +57,43 @@ final class PlainManifests {
      * A probe of the base Deployment's application container.
      *
      * @param name {@code startupProbe}, {@code readinessProbe} or {@code livenessProbe}
-     * @return its timing
+     * @return its timing, Kubernetes' defaults where it sets none
      */
     static Probe probe(String name) {
-        Map<String, Object> deployment = load(Path.of("k8s", "base", "deployment.yaml"));
-        Map<String, Object> pod = map(map(map(deployment.get("spec")).get("template")).get("spec"));
-        Map<String, Object> probe = map(map(list(pod.get("containers")).getFirst()).get(name));
-        return new Probe(number(probe, "periodSeconds", 10), number(probe, "failureThreshold", 3),
-                         number(probe, "timeoutSeconds", 1));
+        Deployment deployment;
+        try {
+            deployment = SERIALIZATION.unmarshal(Files.readString(
+                    DeployTools.projectRoot().resolve(Path.of("k8s", "base", "deployment.yaml")),
+                    StandardCharsets.UTF_8), Deployment.class);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Container container = deployment.getSpec().getTemplate().getSpec().getContainers().getFirst();
+        io.fabric8.kubernetes.api.model.Probe probe = switch (name) {
+        case "startupProbe" -> container.getStartupProbe();
+        case "readinessProbe" -> container.getReadinessProbe();
+        case "livenessProbe" -> container.getLivenessProbe();
+        default -> throw new IllegalArgumentException("no probe " + name);
+        };
+        if (probe == null) {
+            throw new AssertionError("k8s/base/deployment.yaml sets no " + name);
+        }
+        return new Probe(orDefault(probe.getPeriodSeconds(), 10), orDefault(probe.getFailureThreshold(), 3),
+                         orDefault(probe.getTimeoutSeconds(), 1));
     }
 
-    private static long number(Map<String, Object> probe, String key, long kubernetesDefault) {
-        Object value = probe.get(key);
-        return value == null ? kubernetesDefault : ((Number) value).longValue();
+    private static long orDefault(Integer value, long kubernetesDefault) {
+        return value == null ? kubernetesDefault : value;
     }
 
-    // The environment's own component first, then those it includes: the first Deployment patch found.
-    private static Map<String, Object> podPatch(String environment) {
-        for (Path directory : EnvironmentFiles.directories(environment).reversed()) {
-            Object patches = load(directory.resolve("kustomization.yaml")).get("patches");
-            for (Object entry : patches == null ? List.of() : list(patches)) {
-                Object text = map(entry).get("patch");
-                if (text == null) {
-                    continue;
-                }
-                Map<String, Object> patch = map(new Yaml().load((String) text));
-                if ("Deployment".equals(patch.get("kind"))) {
-                    return map(map(map(patch.get("spec")).get("template")).get("spec"));
-                }
+    // The first Deployment patch of the environment's component or of those it includes.
+    private static PodSpec podPatch(String environment) {
+        for (String patch : EnvironmentFiles.patches(environment)) {
+            if (SERIALIZATION.unmarshal(patch) instanceof Deployment deployment) {
+                return deployment.getSpec().getTemplate().getSpec();
             }
         }
         throw new AssertionError("the kustomization.yaml of " + EnvironmentFiles.directories(environment)
                                  + " patches no Deployment");
-    }
-
-    private static Map<String, Object> load(Path file) {
-        try {
-            return map(new Yaml().load(Files.readString(DeployTools.projectRoot().resolve(file),
-                                                        StandardCharsets.UTF_8)));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> map(Object node) {
-        if (!(node instanceof Map)) {
-            throw new AssertionError("expected a YAML mapping, found " + node);
-        }
-        return (Map<String, Object>) node;
-    }
-
-    private static List<?> list(Object node) {
-        if (!(node instanceof List<?> list)) {
-            throw new AssertionError("expected a YAML sequence, found " + node);
-        }
-        return list;
     }
 }

@@ -1,27 +1,17 @@
 package com.example.payments.idempotency;
 
-import java.io.IOException;
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
-import com.example.payments.database.Database;
-import com.example.payments.database.DatabaseSettings;
 import com.example.payments.database.PostgresIdempotencyStore;
-import com.example.payments.testing.PostgresServer;
+import com.example.payments.testing.PostgresDatabase;
 
-import io.helidon.metrics.api.MeterRegistry;
-import io.helidon.metrics.api.MetricsFactory;
-import io.helidon.service.registry.Services;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
@@ -33,38 +23,16 @@ import static org.hamcrest.Matchers.is;
 class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
 
     private static final String COUNT = "SELECT count(*) FROM idempotency_records WHERE merchant = '";
-    private static PostgresServer server;
-    private static Database database;
+    @RegisterExtension
+    static final PostgresDatabase POSTGRES = PostgresDatabase.withPool(16, Duration.ofSeconds(2),
+                                                                       Duration.ofSeconds(1), Duration.ofSeconds(2));
     private static PostgresIdempotencyStore store;
 
     @BeforeAll
-    static void startPostgres() throws IOException {
-        if (PostgresServer.installed()) {
-            server = PostgresServer.start();
-            MeterRegistry meters = Services.get(MetricsFactory.class).globalRegistry();
-            database = Database.open(settings(server.url()), meters);
-            store = PostgresIdempotencyStore.create(database, decision -> Optional.empty());
+    static void openStore() {
+        if (POSTGRES.database() != null) {
+            store = PostgresIdempotencyStore.create(POSTGRES.database(), decision -> Optional.empty());
         }
-    }
-
-    @BeforeEach
-    void requirePostgres() {
-        PostgresServer.assumeInstalled();
-    }
-
-    @AfterAll
-    static void stopPostgres() {
-        if (database != null) {
-            database.close();
-        }
-        if (server != null) {
-            server.close();
-        }
-    }
-
-    static DatabaseSettings settings(String url) {
-        return new DatabaseSettings(url, Optional.of(PostgresServer.USER), Optional.empty(), 16,
-                                    Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(2), Optional.empty());
     }
 
     @Override
@@ -123,10 +91,6 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
     }
 
     private static String query(String sql) throws SQLException {
-        try (Connection connection = server.connect();
-             Statement statement = connection.createStatement();
-             ResultSet rows = statement.executeQuery(sql)) {
-            return rows.next() ? rows.getString(1) : null;
-        }
+        return POSTGRES.query(sql);
     }
 }

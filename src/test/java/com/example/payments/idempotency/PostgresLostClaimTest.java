@@ -1,19 +1,14 @@
 package com.example.payments.idempotency;
 
-import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Supplier;
 
 import com.example.payments.database.Database;
-import com.example.payments.database.DatabaseSettings;
 import com.example.payments.database.PostgresIdempotencyStore;
+import com.example.payments.testing.PostgresDatabase;
 import com.example.payments.testing.PostgresServer;
-
-import io.helidon.metrics.api.MetricsFactory;
-import io.helidon.service.registry.Services;
 
 import org.junit.jupiter.api.Test;
 
@@ -34,41 +29,10 @@ class PostgresLostClaimTest {
 
     @Test
     void aKeyAcquiredBeforeADatabaseCrashStaysBoundToItsRequest() throws Exception {
-        PostgresServer.assumeInstalled();
-        try (PostgresServer server = PostgresServer.start()) {
-            try (Connection sql = server.connect(); Statement statement = sql.createStatement()) {
-                // The WAL writer's pace, slowed so that the crash below reliably comes before its next flush
-                // (by default it runs every 200 ms: the same loss, in a window of up to 600 ms).
-                statement.execute("ALTER SYSTEM SET wal_writer_delay = '10s'");
-                statement.execute("SELECT pg_reload_conf()");
-            }
-            DatabaseSettings settings = new DatabaseSettings(server.url(), Optional.of(PostgresServer.USER),
-                                                             Optional.empty(), 2, Duration.ofSeconds(2),
-                                                             Duration.ofSeconds(1), Duration.ofSeconds(5),
-                                                             Optional.empty());
-            try (Database database = Database.open(settings, Services.get(MetricsFactory.class).globalRegistry())) {
-                PostgresIdempotencyStore store = PostgresIdempotencyStore.systemOfRecord(database, Duration.ofDays(7));
-                String key = "9:authorize:5:m_123:36:" + UUID.randomUUID();
-                Thread.sleep(1000);
-                // Request A acquires the key; its issuer call would go out now.
-                assertThat(store.claim(key, List.of(identity()), LEASE, Quota.UNLIMITED),
-                           instanceOf(Claim.Acquired.class));
-                server.kill();
-                server.restart();
-                // Request B, another body under the same Idempotency-Key.
-                Claim other = null;
-                long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-                while (other == null && System.nanoTime() < deadline) {
-                    try {
-                        other = store.claim(key, List.of(identity()), LEASE, Quota.UNLIMITED);
-                    } catch (IdempotencyStore.UnavailableException e) {
-                        Thread.sleep(200);
-                    }
-                }
-                assertThat("another request under the key of an acquired one", other,
-                           instanceOf(Claim.Mismatch.class));
-            }
-        }
+        String key = "9:authorize:5:m_123:36:" + UUID.randomUUID();
+        // Request B, another body under the same Idempotency-Key.
+        assertThat("another request under the key of an acquired one", secondClaimAcrossACrash(() -> key,
+                   Quota.UNLIMITED), instanceOf(Claim.Mismatch.class));
     }
 
     /**
@@ -77,36 +41,36 @@ class PostgresLostClaimTest {
      */
     @Test
     void aClaimInFlightBeforeADatabaseCrashStillCountsAgainstTheQuota() throws Exception {
+        String merchant = "m_" + UUID.randomUUID();
+        assertThat("a second request in flight for a merchant allowed one", secondClaimAcrossACrash(
+                () -> key(merchant), new Quota(1, 1000)), instanceOf(Claim.OverQuota.class));
+    }
+
+    // Request A acquires a key, its issuer call would go out now, and the database crashes; then request B claims.
+    private static Claim secondClaimAcrossACrash(Supplier<String> keys, Quota quota) throws Exception {
         PostgresServer.assumeInstalled();
         try (PostgresServer server = PostgresServer.start()) {
-            try (Connection sql = server.connect(); Statement statement = sql.createStatement()) {
-                statement.execute("ALTER SYSTEM SET wal_writer_delay = '10s'");
-                statement.execute("SELECT pg_reload_conf()");
-            }
-            DatabaseSettings settings = new DatabaseSettings(server.url(), Optional.of(PostgresServer.USER),
-                                                             Optional.empty(), 2, Duration.ofSeconds(2),
-                                                             Duration.ofSeconds(1), Duration.ofSeconds(5),
-                                                             Optional.empty());
-            try (Database database = Database.open(settings, Services.get(MetricsFactory.class).globalRegistry())) {
+            // The WAL writer's pace, slowed so that the crash below reliably comes before its next flush
+            // (by default it runs every 200 ms: the same loss, in a window of up to 600 ms).
+            server.execute(PostgresServer.DATABASE, "ALTER SYSTEM SET wal_writer_delay = '10s'");
+            server.execute(PostgresServer.DATABASE, "SELECT pg_reload_conf()");
+            try (Database database = PostgresDatabase.open(PostgresDatabase.settings(
+                    server, 2, Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(5)))) {
                 PostgresIdempotencyStore store = PostgresIdempotencyStore.systemOfRecord(database, Duration.ofDays(7));
-                String merchant = "m_" + UUID.randomUUID();
-                Quota oneInFlight = new Quota(1, 1000);
                 Thread.sleep(1000);
-                assertThat(store.claim(key(merchant), List.of(identity()), LEASE, oneInFlight),
+                assertThat(store.claim(keys.get(), List.of(identity()), LEASE, quota),
                            instanceOf(Claim.Acquired.class));
                 server.kill();
                 server.restart();
-                Claim second = null;
                 long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-                while (second == null && System.nanoTime() < deadline) {
+                while (System.nanoTime() < deadline) {
                     try {
-                        second = store.claim(key(merchant), List.of(identity()), LEASE, oneInFlight);
+                        return store.claim(keys.get(), List.of(identity()), LEASE, quota);
                     } catch (IdempotencyStore.UnavailableException e) {
                         Thread.sleep(200);
                     }
                 }
-                assertThat("a second request in flight for a merchant allowed one", second,
-                           instanceOf(Claim.OverQuota.class));
+                return null;
             }
         }
     }

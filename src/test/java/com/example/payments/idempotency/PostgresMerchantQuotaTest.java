@@ -1,32 +1,22 @@
 package com.example.payments.idempotency;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
-import com.example.payments.database.Database;
-import com.example.payments.database.DatabaseSettings;
 import com.example.payments.database.PostgresIdempotencyStore;
-import com.example.payments.testing.PostgresServer;
+import com.example.payments.testing.PostgresDatabase;
 
-import io.helidon.metrics.api.MetricsFactory;
-import io.helidon.service.registry.Services;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.greaterThan;
@@ -44,36 +34,16 @@ import static org.hamcrest.Matchers.lessThanOrEqualTo;
 class PostgresMerchantQuotaTest {
 
     private static final Duration LEASE = Duration.ofSeconds(30);
-    private static PostgresServer server;
-    private static Database database;
+    // Timeouts far above the defaults: on a busy machine, hundreds of claims queue for the pool and the locks.
+    @RegisterExtension
+    static final PostgresDatabase POSTGRES = PostgresDatabase.withPool(16, Duration.ofSeconds(10),
+                                                                       Duration.ofSeconds(5), Duration.ofSeconds(20));
     private static PostgresIdempotencyStore store;
 
     @BeforeAll
-    static void startPostgres() throws IOException {
-        if (PostgresServer.installed()) {
-            server = PostgresServer.start();
-            // Timeouts far above the defaults: on a busy machine, hundreds of claims queue for the pool and the locks.
-            DatabaseSettings settings = new DatabaseSettings(server.url(), Optional.of(PostgresServer.USER),
-                                                             Optional.empty(), 16, Duration.ofSeconds(10),
-                                                             Duration.ofSeconds(5), Duration.ofSeconds(20),
-                                                             Optional.empty());
-            database = Database.open(settings, Services.get(MetricsFactory.class).globalRegistry());
-            store = PostgresIdempotencyStore.systemOfRecord(database, Duration.ofDays(7));
-        }
-    }
-
-    @BeforeEach
-    void requirePostgres() {
-        PostgresServer.assumeInstalled();
-    }
-
-    @AfterAll
-    static void stopPostgres() {
-        if (database != null) {
-            database.close();
-        }
-        if (server != null) {
-            server.close();
+    static void openStore() {
+        if (POSTGRES.database() != null) {
+            store = PostgresIdempotencyStore.systemOfRecord(POSTGRES.database(), Duration.ofDays(7));
         }
     }
 
@@ -158,7 +128,7 @@ class PostgresMerchantQuotaTest {
     @Test
     void countsFromBeforeTheSlotsStillCount() throws Exception {
         String merchant = "m_" + UUID.randomUUID();
-        execute("INSERT INTO merchant_quotas VALUES ('" + merchant + "', 3, 5)");
+        POSTGRES.execute("INSERT INTO merchant_quotas VALUES ('" + merchant + "', 3, 5)");
         assertThat(acquired(claimConcurrently(merchant, 20, new Quota(5, 100))).size(), is(2));
         assertThat(counts(merchant), is("5 7"));
     }
@@ -259,16 +229,6 @@ class PostgresMerchantQuotaTest {
     }
 
     private static String query(String sql) throws SQLException {
-        try (Connection connection = server.connect();
-             Statement statement = connection.createStatement();
-             ResultSet rows = statement.executeQuery(sql)) {
-            return rows.next() ? rows.getString(1) : null;
-        }
-    }
-
-    private static void execute(String sql) throws SQLException {
-        try (Connection connection = server.connect(); Statement statement = connection.createStatement()) {
-            statement.execute(sql);
-        }
+        return POSTGRES.query(sql);
     }
 }

@@ -18,7 +18,8 @@ import org.yaml.snakeyaml.Yaml;
  * includes from {@code config/} ({@code config/base} for staging and prod) merges its files into it. The service reads
  * them through {@code APP_CONFIG_FILE} with the included components' files first, so that the environment's own file
  * overrides what it shares: dev {@code config/dev/config.yaml}; staging and prod {@code config/base/base.yaml} then
- * {@code config/<env>/config.yaml}.
+ * {@code config/<env>/config.yaml}. The components' inline patches (the Kubernetes side of an environment) are read
+ * here too.
  */
 public final class EnvironmentFiles {
 
@@ -63,6 +64,25 @@ public final class EnvironmentFiles {
      */
     public static String appConfigFile(String environment) {
         return files(environment).stream().map(Path::toString).collect(Collectors.joining(","));
+    }
+
+    /**
+     * The inline patches ({@code patches[].patch}) of an environment's components, its own component's first, then
+     * those it includes: the first one that sets a field is the one that counts.
+     *
+     * @param environment e.g. {@code prod}
+     * @return YAML texts, e.g. a Deployment patch setting {@code terminationGracePeriodSeconds}
+     */
+    public static List<String> patches(String environment) {
+        List<String> patches = new ArrayList<>();
+        for (Path directory : directories(environment).reversed()) {
+            for (Object entry : list(kustomization(directory).get("patches"))) {
+                if (map(entry).get("patch") instanceof String patch) {
+                    patches.add(patch);
+                }
+            }
+        }
+        return List.copyOf(patches);
     }
 
     // Included components first (kustomize merges their files into the ConfigMap this directory generates).

@@ -6,6 +6,12 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * Small wrapper over the JDK {@link HttpClient} for tests: one shared client, short timeouts, string bodies, the
@@ -108,6 +114,39 @@ public final class Http {
 
     private static HttpRequest.Builder authorized(HttpRequest.Builder request, String authorization) {
         return authorization == null ? request : request.header("Authorization", authorization);
+    }
+
+    /**
+     * Sends authorized POSTs of one body under one Idempotency-Key, released together (each on a virtual thread of its
+     * own, after all are built), and waits for every answer.
+     *
+     * @param uris    one per request, where it goes
+     * @param key     the Idempotency-Key of every request
+     * @param body    the JSON body of every request
+     * @param timeout how long each request may take
+     * @return the answers, in the order of {@code uris}
+     * @throws Exception when a request fails or times out
+     */
+    public static List<HttpResponse<String>> postAtOnce(List<String> uris, String key, String body, Duration timeout)
+            throws Exception {
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<HttpResponse<String>>> pending = new ArrayList<>();
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (String uri : uris) {
+                HttpRequest request = request(uri).timeout(timeout).header("Content-Type", "application/json")
+                        .header("Idempotency-Key", key).POST(HttpRequest.BodyPublishers.ofString(body)).build();
+                pending.add(threads.submit(() -> {
+                    start.await();
+                    return CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
+                }));
+            }
+            start.countDown();
+        }
+        List<HttpResponse<String>> responses = new ArrayList<>();
+        for (Future<HttpResponse<String>> response : pending) {
+            responses.add(response.get());
+        }
+        return responses;
     }
 
     /**
