@@ -1,0 +1,50 @@
+package com.example.payments.testing;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The AOT cache's training run ({@link ChildAotCache}) leaves nothing behind when it is cut short: on JDK 25 a JVM
+ * started with {@code -XX:AOTCacheOutput} writes the cache at exit by starting a JVM of its own, which assembles it
+ * (tens of seconds on a loaded machine). {@link ChildAotCache} gives the training run 60 s to exit and then closes it;
+ * closing must stop that assembling JVM too, or it outlives the test JVM, burns a core beside the tests and writes a
+ * cache of some 50 MB into {@code target/child-aot} after the training run's file was deleted.
+ */
+class ChildAotCacheIT {
+
+    @Test
+    void closingTheTrainingRunStopsTheJvmThatAssemblesTheCache(@TempDir Path dir) throws Exception {
+        assumeTrue(Runtime.version().feature() >= 25, "AOT cache output needs JDK 25");
+        Path output = dir.resolve("app.aot");
+        List<ProcessHandle> assemblers;
+        try (ServiceProcess training = ServiceProcess.startTraining(output)) {
+            training.awaitReady(Duration.ofSeconds(60));
+            ProcessHandle trainer = ProcessHandle.of(training.pid()).orElseThrow();
+            training.signal("TERM");
+            long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+            assemblers = List.of();
+            while (assemblers.isEmpty() && trainer.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+                assemblers = trainer.descendants().toList();
+            }
+            assumeTrue(!assemblers.isEmpty(), "the training run exited before its assembling JVM was seen");
+            // What ChildAotCache does when the training run has not exited within its 60 s: close it.
+        }
+        Thread.sleep(2000);
+        List<String> alive = assemblers.stream().filter(ProcessHandle::isAlive)
+                .map(handle -> handle.pid() + " " + handle.info().commandLine().orElse("?")).toList();
+        assemblers.forEach(ProcessHandle::destroyForcibly);
+        assertThat("the cache's assembling JVM outlived the closed training run", alive, is(empty()));
+        assertThat("nothing written after the close", Files.exists(output), is(false));
+    }
+}
