@@ -496,6 +496,9 @@ public final class ServiceProcess implements AutoCloseable {
 
     private void kill() {
         forgetBusinessListener();
+        // Its children too, found while it lives (an orphan is no longer its descendant): a JVM that writes an AOT
+        // cache at exit starts a JVM of its own to assemble it (ChildAotCache's training run).
+        List<ProcessHandle> children = process.descendants().toList();
         if (process.isAlive()) {
             process.destroyForcibly();
             try {
@@ -504,5 +507,6 @@ public final class ServiceProcess implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        children.forEach(ProcessHandle::destroyForcibly);
     }
 }
