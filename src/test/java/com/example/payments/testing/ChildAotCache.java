@@ -99,7 +99,8 @@ public final class ChildAotCache {
             Http.post(base + "/v1/authorizations", UUID.randomUUID().toString(), Http.VALID_BODY);
             Http.get("http://127.0.0.1:" + service.healthPort() + "/health/live");
             service.signal("TERM");
-            if (service.awaitExit(Duration.ofSeconds(60)) == 0 && Files.isRegularFile(output)
+            // The exit assembles the cache in a JVM of its own: tens of seconds on a loaded machine.
+            if (service.awaitExit(Duration.ofSeconds(180)) == 0 && Files.isRegularFile(output)
                 && Files.size(output) > 0) {
                 Files.move(output, CACHE, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
                 return true;
