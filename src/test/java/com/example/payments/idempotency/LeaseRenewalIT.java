@@ -26,11 +26,13 @@ import static org.hamcrest.Matchers.is;
  */
 class LeaseRenewalIT {
 
+    private static final Duration LEASE = Duration.ofSeconds(5);
+
     private static final Map<String, String> CONFIG = Map.of(
             "idempotency.store", "redis", "idempotency.fingerprint-secret", "it-test-fingerprint-secret",
             // > authorizer.timeout 3.2 s + the Redis worst case 1.5 s; renewed every 1.67 s, so a 2.2 s call sees a
             // renewal, and it ends 1 s inside the authorizer timeout even on a loaded machine (the test wants its 201)
-            "idempotency.in-flight-lease", "PT5S",
+            "idempotency.in-flight-lease", LEASE.toString(),
             "authorizer.timeout", "PT3.2S",
             "authorizer.simulated-latency", "PT2.2S");
 
@@ -85,7 +87,8 @@ class LeaseRenewalIT {
             assertThat(first.handle((response, failure) -> failure != null).join(), is(true));
             assertThat("right after the kill the lease still holds", post(other, key).statusCode(), is(409));
 
-            Thread.sleep(Math.max(0, killed + Duration.ofMillis(4500).toNanos() - System.nanoTime()) / 1_000_000);
+            // A whole lease after the kill (its last renewal came before it), and a little more: the lease has expired.
+            Thread.sleep(Math.max(0, killed + LEASE.plusMillis(500).toNanos() - System.nanoTime()) / 1_000_000);
             HttpResponse<String> retry = post(other, key);
             assertThat(retry.body(), retry.statusCode(), is(201));
             assertThat(retry.headers().firstValue("Idempotent-Replayed").isPresent(), is(false));
