@@ -129,6 +129,9 @@ class HttpAuthorizerServiceIT {
 
         // Resumed, the issuer decides the call it was holding: the outcome the service could not know.
         issuer.awaitStats(stats -> stats.authorizations() > before.authorizations(), Duration.ofSeconds(20));
+        // ...and its answer reached the service, which kept it: the issuer counts the decision before its answer is
+        // on the wire, and a retry sent in between would ask again (a loaded CI run saw one duplicate attempt).
+        service.awaitLine(line -> line.contains("after the timeout; kept for its retry"), Duration.ofSeconds(20));
         HttpResponse<String> retry = post(key, "4111111111111111");
 
         assertThat(retry.body(), retry.statusCode(), is(201));
