@@ -48,13 +48,14 @@ class ExportedMetricsTest {
             assertTrue(hasSample(scrape, selector.name(), selector.matchers()),
                        () -> "the rules select " + selector + ", absent from a real scrape:\n" + scrape);
         }
-        String unitTests = Files.readString(DeployTools.projectRoot()
-                                                    .resolve("src/test/resources/deploy/prometheus-rules-test.yaml"));
-        Matcher le = LE.matcher(unitTests);
-        while (le.find()) {
-            String bound = "le=\"" + le.group(1) + "\"";
-            assertTrue(hasSample(scrape, "shutdown_duration_seconds_bucket", "phase=\"total\"," + bound),
-                       () -> "prometheus-rules-test.yaml uses " + bound + ", which the service does not export");
+        for (String file : List.of("prometheus-rules-test.yaml", "prometheus-rules-test-1m.yaml")) {
+            String unitTests = Files.readString(DeployTools.projectRoot().resolve("src/test/resources/deploy/" + file));
+            Matcher le = LE.matcher(unitTests);
+            while (le.find()) {
+                String bound = "le=\"" + le.group(1) + "\"";
+                assertTrue(hasSample(scrape, "shutdown_duration_seconds_bucket", "phase=\"total\"," + bound),
+                           () -> file + " uses " + bound + ", which the service does not export");
+            }
         }
     }
 

@@ -3,6 +3,7 @@ package com.example.payments.deploy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -22,13 +23,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * Runs promtool on the alert rules exactly as {@code kubectl kustomize k8s/overlays/prod} renders them: a syntax and
- * template check, then the unit tests of {@code src/test/resources/deploy/prometheus-rules-test.yaml}, whose input
- * series are shaped like a real scrape of the health listener; and checks that those tests show every alert firing
- * and staying quiet, and that every alert links its own section of {@code docs/runbooks.md}.
+ * template check, then the unit tests of {@code src/test/resources/deploy/prometheus-rules-test.yaml} (the lifecycle
+ * alerts, evaluated every 5 s) and {@code prometheus-rules-test-1m.yaml} (the alerts on rates over minutes and hours,
+ * evaluated every minute), whose input series are shaped like a real scrape of the health listener; and checks that
+ * those tests show every alert firing and staying quiet, and that every alert links its own section of
+ * {@code docs/runbooks.md}.
  */
 class PrometheusRulesTest {
 
-    private static final Path UNIT_TESTS = Path.of("src/test/resources/deploy/prometheus-rules-test.yaml");
+    private static final List<Path> UNIT_TESTS = List.of(Path.of("src/test/resources/deploy/prometheus-rules-test.yaml"),
+                                                         Path.of("src/test/resources/deploy/prometheus-rules-test-1m.yaml"));
     private static final Path RUNBOOKS = Path.of("docs/runbooks.md");
     private static final String RUNBOOK_PATH = "/docs/runbooks.md#";
 
@@ -47,9 +51,13 @@ class PrometheusRulesTest {
         Path promtool = DeployTools.require(DeployTools.Tool.PROMTOOL);
         // promtool compares annotations exactly; they are prose, validated by the check above, so left out here.
         writeRules(dir.resolve("rules.yaml"), false);
-        Files.copy(DeployTools.projectRoot().resolve(UNIT_TESTS), dir.resolve("rules-test.yaml"));
+        List<String> command = new ArrayList<>(List.of(promtool.toString(), "test", "rules"));
+        for (Path unitTests : UNIT_TESTS) {
+            Files.copy(DeployTools.projectRoot().resolve(unitTests), dir.resolve(unitTests.getFileName()));
+            command.add(unitTests.getFileName().toString());
+        }
 
-        DeployTools.Result result = DeployTools.run(dir, List.of(promtool.toString(), "test", "rules", "rules-test.yaml"));
+        DeployTools.Result result = DeployTools.run(dir, command);
 
         assertEquals(0, result.exitCode(), () -> "promtool test rules:\n" + result.stdout() + result.stderr());
     }
@@ -58,8 +66,12 @@ class PrometheusRulesTest {
     void theUnitTestsShowEveryAlertFiringAndStayingQuiet() throws IOException {
         Set<String> firing = new TreeSet<>();
         Set<String> quiet = new TreeSet<>();
-        Map<String, Object> unitTests = new Yaml().load(Files.readString(DeployTools.projectRoot().resolve(UNIT_TESTS)));
-        for (Map<String, Object> test : MonitoringManifestsTest.list(unitTests.get("tests"))) {
+        List<Map<String, Object>> tests = new ArrayList<>();
+        for (Path file : UNIT_TESTS) {
+            Map<String, Object> unitTests = new Yaml().load(Files.readString(DeployTools.projectRoot().resolve(file)));
+            tests.addAll(MonitoringManifestsTest.list(unitTests.get("tests")));
+        }
+        for (Map<String, Object> test : tests) {
             Object cases = test.get("alert_rule_test");
             for (Map<String, Object> alertCase : cases == null ? List.<Map<String, Object>>of()
                                                                : MonitoringManifestsTest.list(cases)) {
