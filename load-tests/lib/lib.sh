@@ -17,15 +17,17 @@ export LT_DIR
 # seconds with a tiny load, so that a benchmark that no longer starts is caught by `./mvnw -B verify`
 # (LoadTestSmokeIT). Its results and report go to target/load-tests-smoke/<scenario>/ (LT_OUT overrides), never to
 # load-tests/results or load-tests/reports, and its numbers mean nothing. It only changes defaults: faster HAProxy
-# checks, a 1 s pre-drain delay, a small heap, a 1 s warm-up at 20 rps, and LT_SMOKE_JVM_OPTS for every JVM a scenario
-# starts (C1 only and the serial collector: half the CPU of a default start on 2 cores); any variable given still wins.
+# checks, a 1 s pre-drain delay, a small heap, a 1 s warm-up at 20 rps, wrk paced to a few hundred requests a second,
+# and LT_SMOKE_JVM_OPTS for every JVM a scenario starts (C1 only and the serial collector: half the CPU of a default
+# start on 2 cores); any variable given still wins.
 LT_SMOKE="${SMOKE:-0}"
 [ "$LT_SMOKE" = 0 ] || [ "$LT_SMOKE" = 1 ] || { echo "SMOKE must be 0 or 1, not '$LT_SMOKE'" >&2; exit 2; }
 LT_SMOKE_JVM_OPTS=""
-# A smoke JVM also gets the jar's AOT cache (JDK 25) that start-to-ready's smoke training run leaves at
-# LT_SMOKE_AOT_CACHE, when it is there by the time the scenario starts: a start to ready then costs about half the CPU
-# (measured 1.9 instead of 4.2 CPU-s). Not for start-to-ready's own starts, whose modes are with and without a cache
-# (it sets LT_SMOKE_AOT=0). A cache that does not fit (another jar, another JDK) is ignored by the JVM, silently.
+# A smoke JVM also gets the jar's AOT cache (JDK 25) at LT_SMOKE_AOT_CACHE, when it is there by the time the scenario
+# starts: LoadTestSmokeIT puts the ITs' child cache there before the first script, and start-to-ready's smoke training
+# run leaves its own there. A start to ready then costs about half the CPU (measured 1.5 instead of 3 CPU-s). Not for
+# start-to-ready's own starts, whose modes are with and without a cache (it sets LT_SMOKE_AOT=0). A cache that does
+# not fit (another jar, another JDK) is ignored by the JVM, silently.
 LT_SMOKE_AOT_CACHE="${LT_SMOKE_AOT_CACHE:-$LT_ROOT/target/load-tests-smoke/app.aot}"
 if [ "$LT_SMOKE" = 1 ]; then
   LT_SMOKE_JVM_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
@@ -34,6 +36,8 @@ if [ "$LT_SMOKE" = 1 ]; then
   fi
   LT_CHECK_INTER_MS="${LT_CHECK_INTER_MS:-200}" LT_PRE_DRAIN="${LT_PRE_DRAIN:-PT1S}" LT_HEAP="${LT_HEAP:-256m}"
   LT_WARMUP_S="${LT_WARMUP_S:-1}" LT_WARMUP_RPS="${LT_WARMUP_RPS:-20}" LT_JAVA_OPTS="${LT_JAVA_OPTS:-$LT_SMOKE_JVM_OPTS}"
+  # wrk paced (lib/wrk-common.lua): each connection waits 10 ms before each request.
+  export LT_WRK_DELAY_MS="${LT_WRK_DELAY_MS:-10}"
 fi
 LT_BASE_PORT="${LT_BASE_PORT:-18000}"
 LT_SLOTS="${LT_SLOTS:-4}"

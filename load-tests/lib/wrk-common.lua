@@ -12,6 +12,16 @@ common.run_id = "run"
 local threads = {}
 local counter = 0
 
+-- LT_WRK_DELAY_MS (lib/lib.sh sets 10 in smoke mode): every connection waits that long before each request, so a
+-- smoke run's load is tiny (4 connections: at most 400 requests/s) instead of as fast as the server answers, which
+-- took both cores for every second of wrk. Unset or 0 in a measured run: no delay.
+local delay_ms = tonumber(os.getenv("LT_WRK_DELAY_MS") or "")
+if delay_ms and delay_ms > 0 then
+  function delay()
+    return delay_ms
+  end
+end
+
 -- An authorization of 12.99 EUR on a test card for the merchant.
 function common.authorization_body(merchant)
   return '{"merchantId":"' .. merchant .. '","reference":"bench",' ..

@@ -10,6 +10,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.stream.Stream;
 
@@ -47,6 +48,16 @@ public final class ChildAotCache {
             options = trained() ? with("-XX:AOTCache=" + CACHE.toAbsolutePath()) : List.of();
         }
         return options;
+    }
+
+    /**
+     * The cache file itself, for JVMs the tests do not start through {@link ServiceProcess} (the load-test scripts'
+     * smoke runs), training it first when this build has none.
+     *
+     * @return {@code target/child-aot/app.aot}, or empty on a JDK before 25 or when training failed
+     */
+    public static Optional<Path> file() {
+        return options().isEmpty() ? Optional.empty() : Optional.of(CACHE.toAbsolutePath());
     }
 
     /**
