@@ -71,11 +71,14 @@ def haproxy_status(stats_url, server):
 
 
 def exited(pid):
-    """True once the process is gone or a zombie waiting for the driver's `wait`."""
+    """True once the process is gone or a zombie waiting for the driver's `wait`.
+
+    The process can be reaped between the open and the read of its stat file: the read then fails with ESRCH
+    (ProcessLookupError), not ENOENT, so any error reading the file of a process that was there means it is gone."""
     try:
         with open("/proc/%d/stat" % pid) as f:
             return f.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):
         return True
 
 
