@@ -67,7 +67,7 @@ class LoadTestSmokeIT {
         Files.createDirectories(OUT);
         Path cache = OUT.resolve("app.aot");
         Files.deleteIfExists(cache);
-        Optional<Path> trained = ChildAotCache.file();
+        Optional<Path> trained = ChildAotCache.SERVICE.file();
         if (trained.isPresent()) {
             Path copy = OUT.resolve("app.aot.copy");
             Files.copy(trained.get(), copy, StandardCopyOption.REPLACE_EXISTING);

@@ -12,40 +12,70 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
- * An AOT cache (JDK 25+, JEP 483 and 514) of the built jar for the tests' child JVMs: a child that starts with it
- * loads and links its classes from the cache, about 1.9 CPU-s less per start and stop (3.6 against 1.7 CPU-s,
- * measured on the 2-core CI machine), and the integration tests start well over a hundred of them.
+ * AOT caches (JDK 25+, JEP 483 and 514) for the tests' child JVMs: a child that starts with one loads and links its
+ * classes from the cache. Two, one per way the tests launch a JVM (a cache fits one class path only):
+ * {@link #SERVICE}, the built jar as {@link ServiceProcess} runs it (a start and stop 1.7 against 3.6 CPU-s, measured
+ * on the 2-core CI machine; the integration tests start well over a hundred), and {@link #ISSUER_SIMULATOR}, the
+ * issuer simulator as {@link IssuerSimulatorProcess} runs it (1.2 against 3.6 CPU-s with C1).
  *
- * <p>The cache is trained once per build, by the first test that needs it, under a file lock that the test JVMs of
- * the build share: the jar runs as the tests run it (C1 only, no warm-up, the test keys), takes a health check and an
- * authorization, and exits on SIGTERM, which writes {@code target/child-aot/app.aot}. A jar newer than the cache
- * trains it again. Any failure leaves the children without the cache (a slower start, the same behaviour), never a
- * failed test: the JVM's AOT mode stays {@code auto}, and the cache's log lines are off, so a cache the JVM refuses
- * (another class path, another collector) changes nothing in the output the tests read.
+ * <p>Each cache is trained once per build, by the first test that needs it, under a file lock that the test JVMs of
+ * the build share: the child runs as the tests run it (C1 only, no warm-up, the test keys), answers one request, and
+ * exits on SIGTERM, which writes {@code target/child-aot/<name>.aot}. Jars newer than the cache train it again. Any
+ * failure leaves the children without the cache (a slower start, the same behaviour), never a failed test: the JVM's
+ * AOT mode stays {@code auto}, and the cache's log lines are off, so a cache the JVM refuses (another class path,
+ * another collector) changes nothing in the output the tests read.
  */
 public final class ChildAotCache {
 
+    // Before the instances: their constructor reads DIR.
     private static final Path DIR = Path.of("target", "child-aot");
-    private static final Path CACHE = DIR.resolve("app.aot");
-    private static final Path FAILED = DIR.resolve("training-failed");
     private static final List<String> QUIET = List.of("-Xlog:aot*=off", "-Xlog:cds*=off");
-    private static List<String> options;
+    /** A training run's exit assembles the cache in a JVM of its own: tens of seconds on a loaded machine. */
+    static final Duration EXIT_WAIT = Duration.ofSeconds(180);
 
-    private ChildAotCache() {
+    /** The service's jar ({@code -jar}), trained by a start, one authorization, a health check and SIGTERM (exit 0). */
+    public static final ChildAotCache SERVICE = new ChildAotCache("app", () -> List.of(BuiltJar.path()),
+                                                                  ChildAotCache::trainService);
+    /** The issuer simulator (its class path), trained by a start, one authorization and SIGTERM. */
+    public static final ChildAotCache ISSUER_SIMULATOR = new ChildAotCache(
+            "issuer-simulator", () -> List.of(BuiltJar.path(), BuiltJar.testTools()), ChildAotCache::trainSimulator);
+
+    private final Path cache;
+    private final Path failed;
+    private final Supplier<List<Path>> inputs;
+    private final Training training;
+    private List<String> options;
+
+    /** One training run: starts the child writing the cache to its output at exit, and stops it. */
+    @FunctionalInterface
+    private interface Training {
+        /**
+         * @param output where the child writes the cache
+         * @return whether the child ended as it should (the cache is then checked to exist)
+         */
+        boolean run(Path output) throws Exception;
+    }
+
+    private ChildAotCache(String name, Supplier<List<Path>> inputs, Training training) {
+        this.cache = DIR.resolve(name + ".aot");
+        this.failed = DIR.resolve(name + ".training-failed");
+        this.inputs = inputs;
+        this.training = training;
     }
 
     /**
-     * The JVM options that make a child of the built jar use the cache, training it first when this build has none.
+     * The JVM options that make a child use the cache, training it first when this build has none.
      *
-     * @return {@code -XX:AOTCache=target/child-aot/app.aot} with the cache's logging off, or nothing on a JDK before
+     * @return {@code -XX:AOTCache=target/child-aot/<name>.aot} with the cache's logging off, or nothing on a JDK before
      *         25 or when training failed
      */
-    public static synchronized List<String> options() {
+    public synchronized List<String> options() {
         if (options == null) {
-            options = trained() ? with("-XX:AOTCache=" + CACHE.toAbsolutePath()) : List.of();
+            options = trained() ? with("-XX:AOTCache=" + cache.toAbsolutePath()) : List.of();
         }
         return options;
     }
@@ -54,14 +84,14 @@ public final class ChildAotCache {
      * The cache file itself, for JVMs the tests do not start through {@link ServiceProcess} (the load-test scripts'
      * smoke runs), training it first when this build has none.
      *
-     * @return {@code target/child-aot/app.aot}, or empty on a JDK before 25 or when training failed
+     * @return {@code target/child-aot/<name>.aot}, or empty on a JDK before 25 or when training failed
      */
-    public static Optional<Path> file() {
-        return options().isEmpty() ? Optional.empty() : Optional.of(CACHE.toAbsolutePath());
+    public Optional<Path> file() {
+        return options().isEmpty() ? Optional.empty() : Optional.of(cache.toAbsolutePath());
     }
 
     /**
-     * The options of the training run: it writes the cache at exit.
+     * The options of a training run: it writes the cache at exit.
      *
      * @param output where the cache goes
      * @return {@code -XX:AOTCacheOutput=output} with the cache's logging off
@@ -74,46 +104,43 @@ public final class ChildAotCache {
         return Stream.concat(Stream.of(option), QUIET.stream()).toList();
     }
 
-    private static boolean trained() {
+    private boolean trained() {
         if (Runtime.version().feature() < 25) {
             return false;
         }
         try {
             Files.createDirectories(DIR);
-            FileTime jar = Files.getLastModifiedTime(BuiltJar.path());
+            FileTime built = FileTime.fromMillis(0);
+            for (Path input : inputs.get()) {
+                FileTime modified = Files.getLastModifiedTime(input);
+                built = modified.compareTo(built) > 0 ? modified : built;
+            }
             try (FileChannel lock = FileChannel.open(DIR.resolve("lock"), StandardOpenOption.CREATE,
                                                      StandardOpenOption.WRITE);
                     FileLock ignored = lock.lock()) {
-                if (newerThan(CACHE, jar)) {
+                if (newerThan(cache, built)) {
                     return true;
                 }
-                if (newerThan(FAILED, jar)) {
+                if (newerThan(failed, built)) {
                     return false;
                 }
-                return train(jar);
+                return train(built);
             }
         } catch (IOException | RuntimeException e) {
             return false;
         }
     }
 
-    private static boolean newerThan(Path file, FileTime jar) throws IOException {
+    private static boolean newerThan(Path file, FileTime built) throws IOException {
         return Files.isRegularFile(file) && Files.size(file) > 0
-               && Files.getLastModifiedTime(file).compareTo(jar) >= 0;
+               && Files.getLastModifiedTime(file).compareTo(built) >= 0;
     }
 
-    private static boolean train(FileTime jar) throws IOException {
-        Path output = DIR.resolve("app-" + UUID.randomUUID() + ".aot");
-        try (ServiceProcess service = ServiceProcess.startTraining(output)) {
-            service.awaitReady(Duration.ofSeconds(60));
-            String base = "http://127.0.0.1:" + service.businessPort();
-            Http.post(base + "/v1/authorizations", UUID.randomUUID().toString(), Http.VALID_BODY);
-            Http.get("http://127.0.0.1:" + service.healthPort() + "/health/live");
-            service.signal("TERM");
-            // The exit assembles the cache in a JVM of its own: tens of seconds on a loaded machine.
-            if (service.awaitExit(Duration.ofSeconds(180)) == 0 && Files.isRegularFile(output)
-                && Files.size(output) > 0) {
-                Files.move(output, CACHE, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    private boolean train(FileTime built) throws IOException {
+        Path output = DIR.resolve(cache.getFileName() + "-" + UUID.randomUUID());
+        try {
+            if (training.run(output) && Files.isRegularFile(output) && Files.size(output) > 0) {
+                Files.move(output, cache, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
                 return true;
             }
         } catch (Exception e) {
@@ -123,8 +150,29 @@ public final class ChildAotCache {
         } finally {
             Files.deleteIfExists(output);
         }
-        Files.writeString(FAILED, "training failed; children start without the cache\n");
-        Files.setLastModifiedTime(FAILED, FileTime.fromMillis(Math.max(System.currentTimeMillis(), jar.toMillis())));
+        Files.writeString(failed, "training failed; children start without the cache\n");
+        Files.setLastModifiedTime(failed, FileTime.fromMillis(Math.max(System.currentTimeMillis(), built.toMillis())));
         return false;
+    }
+
+    private static boolean trainService(Path output) throws Exception {
+        try (ServiceProcess service = ServiceProcess.startTraining(output)) {
+            service.awaitReady(Duration.ofSeconds(60));
+            String base = "http://127.0.0.1:" + service.businessPort();
+            Http.post(base + "/v1/authorizations", UUID.randomUUID().toString(), Http.VALID_BODY);
+            Http.get("http://127.0.0.1:" + service.healthPort() + "/health/live");
+            service.signal("TERM");
+            return service.awaitExit(EXIT_WAIT) == 0;
+        }
+    }
+
+    private static boolean trainSimulator(Path output) throws Exception {
+        try (IssuerSimulatorProcess issuer = IssuerSimulatorProcess.startTraining(output)) {
+            Http.post(issuer.uri() + "/v1/authorizations", "att_" + UUID.randomUUID().toString().replace("-", ""),
+                      Http.VALID_BODY);
+            issuer.signal("TERM");
+            // No handler of its own: the JVM's default for SIGTERM, which still writes the cache as it exits.
+            return issuer.awaitExit(EXIT_WAIT) == 143;
+        }
     }
 }

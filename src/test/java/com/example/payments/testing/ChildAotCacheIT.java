@@ -5,8 +5,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.empty;
@@ -14,23 +15,35 @@ import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The AOT cache's training run ({@link ChildAotCache}) leaves nothing behind when it is cut short: on JDK 25 a JVM
+ * An AOT cache's training run ({@link ChildAotCache}, the service's and the issuer simulator's) leaves nothing behind when it is cut short: on JDK 25 a JVM
  * started with {@code -XX:AOTCacheOutput} writes the cache at exit by starting a JVM of its own, which assembles it
- * (tens of seconds on a loaded machine). {@link ChildAotCache} gives the training run 180 s to exit and then closes it;
+ * (tens of seconds on a loaded machine). {@link ChildAotCache} gives a training run 180 s to exit and then closes it;
  * closing must stop that assembling JVM too, or it outlives the test JVM, burns a core beside the tests and writes a
  * cache of some 50 MB into {@code target/child-aot} after the training run's file was deleted.
  */
 class ChildAotCacheIT {
 
-    @Test
-    void closingTheTrainingRunStopsTheJvmThatAssemblesTheCache(@TempDir Path dir) throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"service", "issuer simulator"})
+    void closingTheTrainingRunStopsTheJvmThatAssemblesTheCache(String child, @TempDir Path dir) throws Exception {
         assumeTrue(Runtime.version().feature() >= 25, "AOT cache output needs JDK 25");
-        Path output = dir.resolve("app.aot");
+        Path output = dir.resolve("child.aot");
         List<ProcessHandle> assemblers;
-        try (ServiceProcess training = ServiceProcess.startTraining(output)) {
-            training.awaitReady(Duration.ofSeconds(60));
-            ProcessHandle trainer = ProcessHandle.of(training.pid()).orElseThrow();
-            training.signal("TERM");
+        ProcessHandle trainer;
+        AutoCloseable training;
+        if (child.equals("service")) {
+            ServiceProcess service = ServiceProcess.startTraining(output);
+            service.awaitReady(Duration.ofSeconds(60));
+            trainer = ProcessHandle.of(service.pid()).orElseThrow();
+            service.signal("TERM");
+            training = service;
+        } else {
+            IssuerSimulatorProcess issuer = IssuerSimulatorProcess.startTraining(output);
+            trainer = ProcessHandle.of(issuer.pid()).orElseThrow();
+            issuer.signal("TERM");
+            training = issuer;
+        }
+        try (AutoCloseable closing = training) {
             long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
             assemblers = List.of();
             while (assemblers.isEmpty() && trainer.isAlive() && System.nanoTime() < deadline) {
@@ -39,7 +52,7 @@ class ChildAotCacheIT {
             }
             assertThat("the training run starts a JVM that assembles the cache (JDK 25's AOTCacheOutput)",
                        assemblers.isEmpty(), is(false));
-            // What ChildAotCache does when the training run has not exited within its 60 s: close it.
+            // What ChildAotCache does when the training run has not exited within its EXIT_WAIT: close it.
         }
         Thread.sleep(2000);
         List<String> alive = assemblers.stream().filter(ProcessHandle::isAlive)

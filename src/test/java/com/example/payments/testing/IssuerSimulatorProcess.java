@@ -60,8 +60,24 @@ public final class IssuerSimulatorProcess implements AutoCloseable {
      * @throws IOException when the JVM cannot be launched or does not listen within 60 s
      */
     public static IssuerSimulatorProcess start(Map<String, String> properties) throws IOException {
+        return start(command(properties, ChildAotCache.ISSUER_SIMULATOR.options()));
+    }
+
+    /**
+     * Starts the training run of the simulator's AOT cache ({@link ChildAotCache#ISSUER_SIMULATOR}): the simulator as
+     * every test runs it, writing the cache to {@code output} when it exits.
+     *
+     * @param output where the cache goes
+     * @return the running simulator
+     * @throws IOException when it does not listen within 60 s
+     */
+    static IssuerSimulatorProcess startTraining(Path output) throws IOException {
+        return start(command(Map.of(), ChildAotCache.trainingOptions(output)));
+    }
+
+    private static IssuerSimulatorProcess start(List<String> command) throws IOException {
         IssuerSimulatorProcess issuer = new IssuerSimulatorProcess(
-                new ProcessBuilder(command(properties)).redirectErrorStream(true).start());
+                new ProcessBuilder(command).redirectErrorStream(true).start());
         issuer.awaitListening(Duration.ofSeconds(60));
         return issuer;
     }
@@ -76,7 +92,8 @@ public final class IssuerSimulatorProcess implements AutoCloseable {
     public static ServiceProcess.Exited runToExit(Map<String, String> properties) throws Exception {
         Path log = Files.createTempFile("issuer-simulator-", ".log");
         try {
-            Process process = new ProcessBuilder(command(properties)).redirectErrorStream(true)
+            Process process = new ProcessBuilder(command(properties, ChildAotCache.ISSUER_SIMULATOR.options()))
+                    .redirectErrorStream(true)
                     .redirectOutput(log.toFile()).start();
             if (!process.waitFor(60, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
@@ -88,9 +105,12 @@ public final class IssuerSimulatorProcess implements AutoCloseable {
         }
     }
 
-    private static List<String> command(Map<String, String> properties) {
+    // C1 only, as the service's children (ServiceProcess): a simulator lives for seconds, C2 would compile for nothing.
+    private static List<String> command(Map<String, String> properties, List<String> aotCache) {
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                                                       "-Dissuer.port=" + properties.getOrDefault("issuer.port", "0")));
+                                                       "-XX:TieredStopAtLevel=1"));
+        command.addAll(aotCache);
+        command.add("-Dissuer.port=" + properties.getOrDefault("issuer.port", "0"));
         properties.forEach((key, value) -> {
             if (!key.equals("issuer.port")) {
                 command.add("-D" + key + "=" + value);
@@ -184,6 +204,17 @@ public final class IssuerSimulatorProcess implements AutoCloseable {
     }
 
     /**
+     * Waits for the simulator to exit.
+     *
+     * @param timeout how long to wait
+     * @return its exit status, or -1 when it is still running
+     * @throws InterruptedException when interrupted
+     */
+    public int awaitExit(Duration timeout) throws InterruptedException {
+        return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? process.exitValue() : -1;
+    }
+
+    /**
      * The OS process id.
      *
      * @return pid
@@ -249,6 +280,8 @@ public final class IssuerSimulatorProcess implements AutoCloseable {
         } catch (Exception e) {
             // destroyForcibly below still ends it
         }
+        // A training run's exit assembles its AOT cache in a JVM of its own (ChildAotCache): that one goes too.
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
         try {
             process.waitFor(10, TimeUnit.SECONDS);

@@ -151,7 +151,7 @@ public final class ServiceProcess implements AutoCloseable {
                                         int fileLimit, boolean oneCpu) throws IOException {
         // The cache was trained on the jar alone: on another class path the JVM would refuse it.
         return start(properties, env, launch, fileLimit, oneCpu,
-                     "-jar".equals(launch.get(0)) ? ChildAotCache.options() : List.of());
+                     "-jar".equals(launch.get(0)) ? ChildAotCache.SERVICE.options() : List.of());
     }
 
     private static ServiceProcess start(Map<String, String> properties, Map<String, String> env, List<String> launch,
@@ -276,7 +276,7 @@ public final class ServiceProcess implements AutoCloseable {
         ServiceProcess service;
         List<String> command = new ArrayList<>(List.of(javaBinary()));
         command.addAll(testDefaults(properties, env));
-        command.addAll(ChildAotCache.options());
+        command.addAll(ChildAotCache.SERVICE.options());
         withTestKeys(properties, env).forEach((key, value) -> command.add("-D" + key + "=" + value));
         command.addAll(List.of("-jar", BuiltJar.path().toString()));
         ProcessBuilder builder = new ProcessBuilder(withFileLimit(command, fileLimit)).redirectErrorStream(true);
