@@ -6,6 +6,7 @@
 #   .tools/bin/action-validator   GitHub Actions workflow schema validator (npm @action-validator/cli)
 # Needs: node/npm, one of unzip/python3/a JDK (to unzip), and apt-get (as root or through sudo, or with an apt cache that already holds the package list).
 # Usage: scripts/install-deploy-tools.sh            (a second run only checks what is there)
+#        DEPLOY_TOOLS_CACHE=DIR scripts/install-deploy-tools.sh   (.tools links to DIR/<key>, kept across clones)
 #        KUBECTL=... PROMTOOL=... override the tool paths in the tests instead (src/test/.../deploy/DeployTools.java).
 set -euo pipefail
 
@@ -17,6 +18,17 @@ ACTION_VALIDATOR_PACKAGES=("@action-validator/cli@0.6.0" "@action-validator/core
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS="$ROOT/.tools"
+# DEPLOY_TOOLS_CACHE (.ci/run sets it): a directory kept across clones, like Maven's ~/.m2. The tools go into
+# DEPLOY_TOOLS_CACHE/<hash of this script, which pins every version>/ (under a lock, for runs side by side) and .tools
+# becomes a link to it, so a fresh clone's CI run installs nothing it installed before (16 s of npm and apt otherwise).
+# A checkout whose .tools is already a directory keeps it.
+if [[ -n "${DEPLOY_TOOLS_CACHE:-}" && ! -e "$TOOLS" && ! -L "$TOOLS" ]]; then
+    key="$(sha256sum "${BASH_SOURCE[0]}" | cut -c1-16)"
+    mkdir -p "$DEPLOY_TOOLS_CACHE/$key"
+    ln -s "$DEPLOY_TOOLS_CACHE/$key" "$TOOLS"
+    exec 9>"$DEPLOY_TOOLS_CACHE/$key.lock"
+    flock 9
+fi
 BIN="$TOOLS/bin"
 mkdir -p "$BIN"
 
