@@ -105,10 +105,10 @@ public final class IssuerSimulatorProcess implements AutoCloseable {
         }
     }
 
-    // C1 only, as the service's children (ServiceProcess): a simulator lives for seconds, C2 would compile for nothing.
+    // C1 only and the serial collector, as the service's children (ServiceProcess): a simulator lives for seconds.
     private static List<String> command(Map<String, String> properties, List<String> aotCache) {
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                                                       "-XX:TieredStopAtLevel=1"));
+                                                       "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
         command.addAll(aotCache);
         command.add("-Dissuer.port=" + properties.getOrDefault("issuer.port", "0"));
         properties.forEach((key, value) -> {

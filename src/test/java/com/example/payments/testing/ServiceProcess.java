@@ -215,11 +215,12 @@ public final class ServiceProcess implements AutoCloseable {
     }
 
     // What every child JVM of the tests gets unless the test says otherwise: no warm-up (up to warm-up.timeout, 3 s
-    // of CPU, before every start; WarmUpTest and the warm-up's own tests set warm-up.* themselves) and C1 only (a
-    // child lives for seconds: C2 would spend its CPU compiling code the test never runs long enough to use). The
-    // service under test is the same jar and the same configuration otherwise.
+    // of CPU, before every start; WarmUpTest and the warm-up's own tests set warm-up.* themselves), C1 only (a
+    // child lives for seconds: C2 would spend its CPU compiling code the test never runs long enough to use) and the
+    // serial collector (a heap of tens of MB: G1's threads and regions cost a start 0.1 CPU-s more). The service under
+    // test is the same jar and the same configuration otherwise (the image's G1 is ContainerImageIT's).
     private static List<String> testDefaults(Map<String, String> properties, Map<String, String> env) {
-        List<String> defaults = new ArrayList<>(List.of("-XX:TieredStopAtLevel=1"));
+        List<String> defaults = new ArrayList<>(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
         boolean warmUpSet = properties.keySet().stream().anyMatch(key -> key.startsWith("warm-up."))
                             || env.keySet().stream().anyMatch(name -> name.startsWith("WARM_UP_"));
         if (!warmUpSet) {
