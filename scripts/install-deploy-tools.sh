@@ -18,21 +18,22 @@ ACTION_VALIDATOR_PACKAGES=("@action-validator/cli@0.6.0" "@action-validator/core
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS="$ROOT/.tools"
+log() { printf 'install-deploy-tools: %s\n' "$*"; }
 # DEPLOY_TOOLS_CACHE (.ci/run sets it): a directory kept across clones, like Maven's ~/.m2. The tools go into
-# DEPLOY_TOOLS_CACHE/<hash of this script, which pins every version>/ (under a lock, for runs side by side) and .tools
+# DEPLOY_TOOLS_CACHE/<hash of this script, which pins every version but promtool's: Debian's>/ (under a lock, for runs side by side) and .tools
 # becomes a link to it, so a fresh clone's CI run installs nothing it installed before (16 s of npm and apt otherwise).
-# A checkout whose .tools is already a directory keeps it.
-if [[ -n "${DEPLOY_TOOLS_CACHE:-}" && ! -e "$TOOLS" && ! -L "$TOOLS" ]]; then
+# A checkout whose .tools is already a directory keeps it; a link (this cache's, dangling, or an older key's) is
+# pointed at this key's directory. Every run that uses the cache holds its lock until it ends, checks included, so a
+# run never sees or touches another's half-done install.
+if [[ -n "${DEPLOY_TOOLS_CACHE:-}" ]] && { [[ -L "$TOOLS" ]] || [[ ! -e "$TOOLS" ]]; }; then
     key="$(sha256sum "${BASH_SOURCE[0]}" | cut -c1-16)"
     mkdir -p "$DEPLOY_TOOLS_CACHE/$key"
-    ln -s "$DEPLOY_TOOLS_CACHE/$key" "$TOOLS"
     exec 9>"$DEPLOY_TOOLS_CACHE/$key.lock"
-    flock 9
+    flock -w 600 9 || { log "another run has held $DEPLOY_TOOLS_CACHE/$key.lock for 10 minutes" >&2; exit 1; }
+    ln -sfn "$DEPLOY_TOOLS_CACHE/$key" "$TOOLS"
 fi
 BIN="$TOOLS/bin"
 mkdir -p "$BIN"
-
-log() { printf 'install-deploy-tools: %s\n' "$*"; }
 
 # Extracts one member of a zip file with whatever a clean machine has: unzip, python3, or the JDK's jar tool.
 extract_from_zip() {

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
-import com.example.payments.testing.CardNumbers;
 import com.example.payments.testing.LogCapture;
 
 import io.helidon.http.DirectHandler;
@@ -84,6 +83,10 @@ class ProblemDirectHandlerTest {
         assertThat(reported, is(routed ? List.of() : List.of(" 400 " + id)));
     }
 
+    private static String withoutIds(String text) {
+        return text.replaceAll("(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])", "<id>");
+    }
+
     private static void assertNotQuoted(EventType type, int status, String message, int answered) {
         Logger logger = Logger.getLogger(ProblemDirectHandler.class.getName());
         Level level = logger.getLevel();
@@ -101,12 +104,12 @@ class ProblemDirectHandlerTest {
         String body = new String(response.entity().orElse(new byte[0]), StandardCharsets.UTF_8);
         assertThat(response.status().code(), is(answered));
         assertThat(body, containsString("\"status\":" + answered));
-        for (String part : new String[] {QUOTED, "4111111111111111", "For input string"}) {
-            assertThat(logged, not(containsString(part)));
-            assertThat(body, not(containsString(part)));
+        // Without the random ids (32 hex digits: the request id, a trace id), which hold any four digits now and then.
+        String loggedText = withoutIds(logged);
+        String bodyText = withoutIds(body);
+        for (String part : new String[] {QUOTED, "4111111111111111", "7395", "For input string"}) {
+            assertThat(loggedText, not(containsString(part)));
+            assertThat(bodyText, not(containsString(part)));
         }
-        // The CVC as a token: the answer's random hex request id holds any four digits now and then.
-        assertThat(logged, CardNumbers.standsAlone(logged, "7395"), is(false));
-        assertThat(body, CardNumbers.standsAlone(body, "7395"), is(false));
     }
 }

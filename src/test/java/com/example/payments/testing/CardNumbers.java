@@ -31,20 +31,6 @@ public final class CardNumbers {
     }
 
     /**
-     * Whether a short secret (a CVC, a card number's first digits) stands in a text as a token of its own, not inside a
-     * longer run of letters and digits. Request ids, trace ids and fingerprints are random hex and hold any four digits
-     * now and then (a 32-digit id holds a given four about once in 2,300 ids): a plain {@code contains} fails a test by
-     * chance; this does not, and still finds the secret wherever a request's bytes could have been quoted.
-     *
-     * @param text   any text (a response body, a log line)
-     * @param secret ASCII letters and digits
-     * @return true when {@code secret} occurs with no letter or digit right before or after it
-     */
-    public static boolean standsAlone(String text, String secret) {
-        return Pattern.compile("(?<![0-9A-Za-z])" + Pattern.quote(secret) + "(?![0-9A-Za-z])").matcher(text).find();
-    }
-
-    /**
      * Whether some window of 13 to 19 consecutive digits of a digit string passes the Luhn check.
      *
      * @param digits ASCII digits only

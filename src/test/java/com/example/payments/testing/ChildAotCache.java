@@ -23,7 +23,7 @@ import java.util.stream.Stream;
  * issuer simulator as {@link IssuerSimulatorProcess} runs it (1.2 against 3.6 CPU-s with C1).
  *
  * <p>Each cache is trained once per build, by the first test that needs it, under a file lock that the test JVMs of
- * the build share: the child runs as the tests run it (C1 only, no warm-up, the test keys), answers one request, and
+ * the build share (one lock per cache): the child runs as the tests run it (C1 only, no warm-up, the test keys), answers one request, and
  * exits on SIGTERM, which writes {@code target/child-aot/<name>.aot}. Jars newer than the cache train it again. Any
  * failure leaves the children without the cache (a slower start, the same behaviour), never a failed test: the JVM's
  * AOT mode stays {@code auto}, and the cache's log lines are off, so a cache the JVM refuses (another class path,
@@ -46,6 +46,8 @@ public final class ChildAotCache {
 
     private final Path cache;
     private final Path failed;
+    // One per cache: a JVM holding one cache's lock while it trains the other's would get an overlapping-lock error.
+    private final Path lock;
     private final Supplier<List<Path>> inputs;
     private final Training training;
     private List<String> options;
@@ -63,6 +65,7 @@ public final class ChildAotCache {
     private ChildAotCache(String name, Supplier<List<Path>> inputs, Training training) {
         this.cache = DIR.resolve(name + ".aot");
         this.failed = DIR.resolve(name + ".training-failed");
+        this.lock = DIR.resolve(name + ".lock");
         this.inputs = inputs;
         this.training = training;
     }
@@ -115,9 +118,8 @@ public final class ChildAotCache {
                 FileTime modified = Files.getLastModifiedTime(input);
                 built = modified.compareTo(built) > 0 ? modified : built;
             }
-            try (FileChannel lock = FileChannel.open(DIR.resolve("lock"), StandardOpenOption.CREATE,
-                                                     StandardOpenOption.WRITE);
-                    FileLock ignored = lock.lock()) {
+            try (FileChannel channel = FileChannel.open(lock, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                    FileLock ignored = channel.lock()) {
                 if (newerThan(cache, built)) {
                     return true;
                 }
@@ -171,8 +173,10 @@ public final class ChildAotCache {
             Http.post(issuer.uri() + "/v1/authorizations", "att_" + UUID.randomUUID().toString().replace("-", ""),
                       Http.VALID_BODY);
             issuer.signal("TERM");
-            // No handler of its own: the JVM's default for SIGTERM, which still writes the cache as it exits.
-            return issuer.awaitExit(EXIT_WAIT) == 143;
+            // No handler of its own: the JVM's default for SIGTERM (143), which still writes the cache as it exits;
+            // 0 should the simulator ever handle it. Still running after EXIT_WAIT: -1.
+            int status = issuer.awaitExit(EXIT_WAIT);
+            return status == 143 || status == 0;
         }
     }
 }

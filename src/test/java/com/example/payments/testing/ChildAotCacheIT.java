@@ -29,21 +29,19 @@ class ChildAotCacheIT {
         assumeTrue(Runtime.version().feature() >= 25, "AOT cache output needs JDK 25");
         Path output = dir.resolve("child.aot");
         List<ProcessHandle> assemblers;
-        ProcessHandle trainer;
-        AutoCloseable training;
-        if (child.equals("service")) {
-            ServiceProcess service = ServiceProcess.startTraining(output);
-            service.awaitReady(Duration.ofSeconds(60));
-            trainer = ProcessHandle.of(service.pid()).orElseThrow();
-            service.signal("TERM");
-            training = service;
-        } else {
-            IssuerSimulatorProcess issuer = IssuerSimulatorProcess.startTraining(output);
-            trainer = ProcessHandle.of(issuer.pid()).orElseThrow();
-            issuer.signal("TERM");
-            training = issuer;
-        }
-        try (AutoCloseable closing = training) {
+        boolean service = child.equals("service");
+        try (AutoCloseable training = service ? ServiceProcess.startTraining(output)
+                                              : IssuerSimulatorProcess.startTraining(output)) {
+            ProcessHandle trainer;
+            if (training instanceof ServiceProcess process) {
+                process.awaitReady(Duration.ofSeconds(60));
+                trainer = ProcessHandle.of(process.pid()).orElseThrow();
+                process.signal("TERM");
+            } else {
+                IssuerSimulatorProcess issuer = (IssuerSimulatorProcess) training;
+                trainer = ProcessHandle.of(issuer.pid()).orElseThrow();
+                issuer.signal("TERM");
+            }
             long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
             assemblers = List.of();
             while (assemblers.isEmpty() && trainer.isAlive() && System.nanoTime() < deadline) {
