@@ -26,7 +26,6 @@ import org.junit.jupiter.api.TestInstance;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Every benchmark under {@code load-tests/} still starts and still writes its report: each scenario's {@code run.sh}
