@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import com.example.payments.observability.LatencyBuckets;
 import com.example.payments.idempotency.IdempotencyStore.UnavailableException;
+import com.example.payments.idempotency.Uninterruptible;
 
 import io.helidon.metrics.api.Counter;
 import io.helidon.metrics.api.MeterRegistry;
@@ -18,8 +19,8 @@ import io.helidon.metrics.api.Tag;
 import io.helidon.metrics.api.Timer;
 
 /**
- * Runs work on the connections of a {@link DatabasePool} for {@link Database}: each call with the socket bounded
- * ({@code statement-timeout} + 250 ms), timed in {@code database_statement_duration_seconds{statement}}, and its
+ * Runs work on the connections of a {@link DatabasePool} for {@link Database}: each call where an interrupt of the
+ * caller cannot break it ({@link Uninterruptible}), with the socket bounded ({@code statement-timeout} + 250 ms), timed in {@code database_statement_duration_seconds{statement}}, and its
  * failure counted in {@code database_statement_failures_total{statement}} and turned into an
  * {@link UnavailableException} naming {@code database}; in the warm-up's view each call is rolled back
  * ({@link RolledBackConnection}). It remembers when a call last succeeded, so that readiness needs no round trip of
@@ -62,6 +63,12 @@ final class DatabaseCalls {
      *                              statement failed or timed out
      */
     <T> T call(String statement, Database.SqlCall<T> call) {
+        // An interrupt (the end of the drain cutting a request off) would close the connection's socket mid-statement:
+        // a decided authorization would go unrecorded. The call runs where no interrupt reaches it.
+        return Uninterruptible.call(() -> callHere(statement, call));
+    }
+
+    private <T> T callHere(String statement, Database.SqlCall<T> call) {
         long start = System.nanoTime();
         try (Connection connection = pool.connection()) {
             connection.setNetworkTimeout(DIRECT, networkTimeoutMillis);

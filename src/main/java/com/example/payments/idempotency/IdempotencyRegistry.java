@@ -241,10 +241,9 @@ public final class IdempotencyRegistry implements AutoCloseable {
         renewer.renewHeld();
     }
 
-    /** Stops renewing leases and stops making store calls off the request thread. */
+    /** Stops renewing leases. */
     @Override
     public void close() {
         renewer.close();
-        storeCalls.close();
     }
 }

@@ -1,14 +1,8 @@
 package com.example.payments.idempotency;
 
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 
-import com.example.payments.http.RequestIds;
 import com.example.payments.observability.Tracing;
 
 import io.opentelemetry.api.trace.Span;
@@ -18,14 +12,12 @@ import io.opentelemetry.context.Scope;
 
 /**
  * Makes the registry's store calls: each in a client span {@code idempotency.store <operation>}, and the writes, when
- * the store blocks ({@link IdempotencyStore#blocks()}), off the request thread, on a virtual thread of their own that
- * is waited for without giving in to interrupts. A request interrupted by the end of the drain thus still records or
- * releases its key. Each call is bounded by the store's own timeouts.
+ * the store blocks ({@link IdempotencyStore#blocks()}), off the request thread ({@link Uninterruptible}): a request
+ * interrupted by the end of the drain thus still records or releases its key.
  */
-final class StoreCalls implements AutoCloseable {
+final class StoreCalls {
 
     private final boolean storeBlocks;
-    private final ExecutorService storeCalls = Executors.newVirtualThreadPerTaskExecutor();
 
     /**
      * Creates the caller.
@@ -87,55 +79,8 @@ final class StoreCalls implements AutoCloseable {
     }
 
     // A store that does not block (in this process's memory) does not notice an interrupt either: its calls run on
-    // the request thread. Every other one (a client library over the network) gets the hop below.
-    //
-    // A store call bounded by the store's own timeouts, run on a virtual thread of its own and waited for without
-    // giving in to interrupts: an interrupted thread makes Lettuce fail at once ("Command interrupted"), and a key
-    // whose release failed that way would stay IN_FLIGHT for a whole lease.
+    // the request thread. Every other one (a client library over the network) gets the hop.
     private <T> T offRequestThread(Callable<T> call) {
-        if (!storeBlocks) {
-            return callHere(call);
-        }
-        Future<T> future;
-        try {
-            future = storeCalls.submit(RequestIds.propagate(call));
-        } catch (RejectedExecutionException e) {
-            return callHere(call);
-        }
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return future.get();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    if (e.getCause() instanceof RuntimeException runtime) {
-                        throw runtime;
-                    }
-                    throw new IllegalStateException(e.getCause());
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    private static <T> T callHere(Callable<T> call) {
-        try {
-            return call.call();
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /** Accepts no more calls off the request thread (later ones run on the caller's thread); calls under way end. */
-    @Override
-    public void close() {
-        storeCalls.shutdown();
+        return storeBlocks ? Uninterruptible.call(call) : Uninterruptible.callHere(call);
     }
 }
