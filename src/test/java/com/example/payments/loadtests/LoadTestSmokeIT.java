@@ -9,11 +9,14 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.stream.Stream;
 
 import com.example.payments.testing.ChildAotCache;
 import com.example.payments.testing.PostgresServer;
@@ -25,6 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 
 /**
@@ -49,6 +53,11 @@ class LoadTestSmokeIT {
     private static final Path OUT = Path.of("target", "load-tests-smoke").toAbsolutePath();
     private static final List<Path> KEPT = List.of(Path.of("load-tests", "reports"), Path.of("load-tests", "results"));
     private static final String APT = "apt-get install -y ";
+    /**
+     * Scenarios whose smoke runs in another test: image-start in {@code ContainerImageIT} (on the image it builds),
+     * health-flood's code in {@code HealthFloodIT} (the script wraps that test: no Maven inside Maven).
+     */
+    private static final Set<String> SMOKED_ELSEWHERE = Set.of("image-start", "health-flood");
     /** Scripts at a time: mostly JVM starts and waits for readiness, so three keep 2 cores busy. */
     private static final int LANES = 3;
 
@@ -86,6 +95,9 @@ class LoadTestSmokeIT {
         submit("store-throughput", List.of(), Map.of(), List.of("wrk", "redis-server", "curl", "postgres"));
         // The staging setup: PostgreSQL, each instance and the store in a CPU-limited cgroup (unlimited when not root).
         submit("rolling-restart", List.of(), Map.of("LT_BASE_PORT", "18000"), List.of("haproxy", "curl", "postgres"));
+        // JMH on this JVM's own test class path (no Maven inside Maven).
+        submit("access-log-line", List.of(), Map.of("LT_TEST_CLASSPATH", System.getProperty("java.class.path")),
+               List.of());
     }
 
     @AfterAll
@@ -175,8 +187,48 @@ class LoadTestSmokeIT {
         }
     }
 
+    @Test
+    void theAccessLogLineBenchmarkRunsInSmokeMode() throws Exception {
+        SmokeRun run = await("access-log-line");
+        String report = run.report("access-log-line-*.md");
+        for (String benchmark : List.of("accessLogLine", "burstOfLines", "formatAndMask", "mask")) {
+            // benchmark | measured iterations | request side µs > 0 | ...
+            assertFinds(benchmark + " measured", report,
+                    "\\n\\| " + benchmark + " \\| 1 \\| [0-9]*\\.[0-9]*[1-9][0-9]* ");
+        }
+        assertFinds("the CPU per line against its budget", report,
+                "\\*\\*One access-log line: [0-9]+\\.[0-9]{2} µs of CPU\\*\\*");
+    }
+
+    /**
+     * A scenario added under {@code load-tests/} (a folder with a {@code run.sh}) without a smoke mode, or without a
+     * smoke run in CI, fails here: each one is run above, except those whose smoke runs elsewhere in
+     * {@code ./mvnw verify} ({@link #SMOKED_ELSEWHERE}).
+     *
+     * @throws IOException when {@code load-tests/} cannot be read
+     */
+    @Test
+    void everyScenarioUnderLoadTestsHasASmokeModeThatCiRuns() throws IOException {
+        Set<String> scenarios = new TreeSet<>();
+        try (Stream<Path> dirs = Files.list(Path.of("load-tests"))) {
+            dirs.filter(dir -> Files.isRegularFile(dir.resolve("run.sh")))
+                    .forEach(dir -> scenarios.add(dir.getFileName().toString()));
+        }
+        Set<String> smoked = new TreeSet<>(SMOKED_ELSEWHERE);
+        runs.keySet().forEach(name -> smoked.add(scenarioOf(name)));
+        assertThat("scenarios smoke-run by ./mvnw verify", smoked, is(scenarios));
+        for (String scenario : scenarios) {
+            assertThat(scenario + "/run.sh has a smoke mode",
+                       Files.readString(Path.of("load-tests", scenario, "run.sh")), containsString("SMOKE"));
+        }
+    }
+
+    private static String scenarioOf(String name) {
+        return name.startsWith("fault-soak") ? "fault-soak" : name;
+    }
+
     private void submit(String name, List<String> args, Map<String, String> env, List<String> tools) {
-        String scenario = name.startsWith("fault-soak") ? "fault-soak" : name;
+        String scenario = scenarioOf(name);
         runs.put(name, lanes.submit(() -> {
             List<String> missing = SmokeRun.missing(tools);
             if (!missing.isEmpty()) {
