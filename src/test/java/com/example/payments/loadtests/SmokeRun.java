@@ -211,7 +211,7 @@ public record SmokeRun(String name, Path out, int exit, Duration elapsed, List<S
         do {
             alive.clear();
             for (ProcessHandle p : started) {
-                if (p.isAlive()) {
+                if (Leftovers.running(p)) {
                     alive.put(p.pid(), p.info().commandLine().or(() -> p.info().command()).orElse("?"));
                 }
             }
@@ -222,7 +222,7 @@ public record SmokeRun(String name, Path out, int exit, Duration elapsed, List<S
         } while (System.nanoTime() < until);
         List<String> leaked = new ArrayList<>();
         for (ProcessHandle p : started) {
-            if (p.isAlive()) {
+            if (Leftovers.running(p)) {
                 leaked.add(p.pid() + " " + Optional.ofNullable(alive.get(p.pid())).orElse("?"));
                 p.destroyForcibly();
             }

@@ -53,7 +53,7 @@ class ChildAotCacheIT {
             // What ChildAotCache does when the training run has not exited within its EXIT_WAIT: close it.
         }
         Thread.sleep(2000);
-        List<String> alive = assemblers.stream().filter(ProcessHandle::isAlive)
+        List<String> alive = assemblers.stream().filter(Leftovers::running)
                 .map(handle -> handle.pid() + " " + handle.info().commandLine().orElse("?")).toList();
         assemblers.forEach(ProcessHandle::destroyForcibly);
         assertThat("the cache's assembling JVM outlived the closed training run", alive, is(empty()));

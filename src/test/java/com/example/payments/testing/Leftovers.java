@@ -1,5 +1,8 @@
 package com.example.payments.testing;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +29,28 @@ public final class Leftovers {
     }
 
     private Leftovers() {
+    }
+
+    /**
+     * Whether a process still runs: alive and not a zombie. A process killed after its parent died is reparented to
+     * PID 1 and stays a zombie until PID 1 reaps it, which some container inits do only now and then; it runs
+     * nothing, but {@link ProcessHandle#isAlive()} still says {@code true} (and its command line reads empty).
+     *
+     * @param process the process
+     * @return {@code true} while it runs, sleeps or is stopped; {@code false} once it exited, reaped or not
+     */
+    public static boolean running(ProcessHandle process) {
+        if (!process.isAlive()) {
+            return false;
+        }
+        try {
+            // /proc/<pid>/stat: "pid (command) state ...", the command may hold spaces and parentheses
+            String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
+            char state = stat.charAt(stat.lastIndexOf(')') + 2);
+            return state != 'Z' && state != 'X';
+        } catch (IOException | RuntimeException e) {
+            return !Files.isDirectory(Path.of("/proc", "self")) && process.isAlive();
+        }
     }
 
     /**
