@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The access-log-line benchmark's report: CPU time per line from JMH's console output.
 
-Each measured iteration of AccessLogLineBenchmark prints one line (its @TearDown(Level.Iteration)):
+Each iteration of AccessLogLineBenchmark, warm-up or measured, prints one line (its @TearDown(Level.Iteration)):
     cpu per call: process P us, benchmark thread T us, Log4j threads L us, benchmark thread in the call C us (N calls)
 This prints, per benchmark, the median and quartiles of those figures over the measured iterations (warm-up ones
 left out), the budget's verdict (one line at most 5 us of CPU, from burstOfLines: the request's side in the call

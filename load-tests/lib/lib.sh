@@ -60,7 +60,7 @@ LT_HEAP="${LT_HEAP:-768m}"
 LT_JAVA_OPTS="${LT_JAVA_OPTS:-}"             # extra JVM options for every instance, e.g. -XX:TieredStopAtLevel=1
 LT_BUDGET_S="${LT_BUDGET_S:-570}"           # a scenario skips the runs that would start after this many seconds
 PY=/usr/bin/python3
-[ -x "$PY" ] || PY="$(command -v python3)"
+[ -x "$PY" ] || PY="$(command -v python3 || true)"
 
 declare -A LT_SLOT_PID=()     # slot -> pid of the instance running there
 declare -A LT_SLOT_LOG=()     # slot -> its log file

@@ -20,11 +20,11 @@ import io.helidon.metrics.api.Timer;
 
 /**
  * Runs work on the connections of a {@link DatabasePool} for {@link Database}: each call where an interrupt of the
- * caller cannot break it ({@link Uninterruptible}), with the socket bounded ({@code statement-timeout} + 250 ms), timed in {@code database_statement_duration_seconds{statement}}, and its
- * failure counted in {@code database_statement_failures_total{statement}} and turned into an
- * {@link UnavailableException} naming {@code database}; in the warm-up's view each call is rolled back
- * ({@link RolledBackConnection}). It remembers when a call last succeeded, so that readiness needs no round trip of
- * its own under load.
+ * caller cannot break it ({@link Uninterruptible}), with the socket bounded ({@code statement-timeout} + 250 ms),
+ * timed in {@code database_statement_duration_seconds{statement}}, and its failure counted in
+ * {@code database_statement_failures_total{statement}} and turned into an {@link UnavailableException} naming
+ * {@code database}; in the warm-up's view each call is rolled back ({@link RolledBackConnection}). It remembers when
+ * a call last succeeded, so that readiness needs no round trip of its own under load.
  */
 final class DatabaseCalls {
 

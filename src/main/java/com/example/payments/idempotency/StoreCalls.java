@@ -52,7 +52,8 @@ final class StoreCalls {
     }
 
     /**
-     * Makes one store call on the caller's thread, in its span: a read, which an interrupt may cut short.
+     * Makes one store call on the caller's thread, in its span: a read, which an interrupt may cut short (a Redis one;
+     * a PostgreSQL store's calls hop anyway, {@code DatabaseCalls}).
      *
      * @param operation the span's operation, e.g. {@code find-decision}
      * @param call      the store call

@@ -15,8 +15,9 @@ import com.example.payments.http.RequestIds;
  * library in the middle of a call. Lettuce fails at once ("Command interrupted"); a JDBC socket read on a virtual
  * thread is closed by the interrupt. A decided authorization whose write was broken that way is not recorded, so the
  * retry on another replica asks the issuer again, and a key whose release was broken stays {@code IN_FLIGHT} for a
- * whole lease. Each call is bounded by the store's own timeouts (Redis' command timeout, PostgreSQL's pool wait and
- * socket timeout), so the wait ends.
+ * whole lease. Each call is bounded by the store's own timeouts, so the wait ends: Redis' command timeout per
+ * command, PostgreSQL's pool wait plus, per statement of the call, its socket timeout ({@code statement-timeout} +
+ * 250 ms).
  *
  * <p>A call made from within such a call runs in place: the registry's calls to a PostgreSQL store hop once.
  */

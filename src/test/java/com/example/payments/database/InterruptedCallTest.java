@@ -48,7 +48,12 @@ class InterruptedCallTest {
             }
         });
         // The interrupt lands while the statement runs (pg_sleep holds it for 500 ms).
-        Thread.sleep(150);
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!"1".equals(POSTGRES.query("SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(0.5)' "
+                                          + "AND state = 'active'"))) {
+            assertThat("the statement started", System.nanoTime() < deadline, is(true));
+            Thread.sleep(10);
+        }
         request.interrupt();
         assertThat("the write completed", written.get(10, TimeUnit.SECONDS), is(1));
         assertThat("the thread still sees the interrupt", interruptKept.get(10, TimeUnit.SECONDS), is(true));

@@ -2,6 +2,7 @@ package com.example.payments.testing;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,13 +44,21 @@ public final class Leftovers {
         if (!process.isAlive()) {
             return false;
         }
+        Path proc = Path.of("/proc", Long.toString(process.pid()));
         try {
             // /proc/<pid>/stat: "pid (command) state ...", the command may hold spaces and parentheses
-            String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
+            String stat = Files.readString(proc.resolve("stat"));
             char state = stat.charAt(stat.lastIndexOf(')') + 2);
-            return state != 'Z' && state != 'X';
+            if (state != 'Z' && state != 'X') {
+                return true;
+            }
+            // A leader thread that exited shows Z too while the process's other threads still run.
+            return Files.readAllLines(proc.resolve("status")).stream()
+                    .anyMatch(line -> line.startsWith("Threads:") && !line.substring(8).trim().equals("1"));
+        } catch (NoSuchFileException e) {
+            return false;
         } catch (IOException | RuntimeException e) {
-            return !Files.isDirectory(Path.of("/proc", "self")) && process.isAlive();
+            return process.isAlive();
         }
     }
 
