@@ -1,6 +1,5 @@
 package com.example.payments.idempotency;
 
-import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 
 import com.example.payments.observability.Tracing;
@@ -39,7 +38,7 @@ final class StoreCalls {
      * @throws RuntimeException what the call threw (e.g. {@link IdempotencyStore.UnavailableException}); the span
      *                          ends with status error
      */
-    <T> T offRequestThread(String operation, Callable<T> call) {
+    <T> T offRequestThread(String operation, Supplier<T> call) {
         Span span = storeSpan(operation);
         try (Scope ignored = span.makeCurrent()) {
             return offRequestThread(call);
@@ -81,7 +80,7 @@ final class StoreCalls {
 
     // A store that does not block (in this process's memory) does not notice an interrupt either: its calls run on
     // the request thread. Every other one (a client library over the network) gets the hop.
-    private <T> T offRequestThread(Callable<T> call) {
-        return storeBlocks ? Uninterruptible.call(call) : Uninterruptible.callHere(call);
+    private <T> T offRequestThread(Supplier<T> call) {
+        return storeBlocks ? Uninterruptible.call(call::get) : call.get();
     }
 }

@@ -71,16 +71,7 @@ public final class Uninterruptible {
         }
     }
 
-    /**
-     * Runs a call on the caller's thread.
-     *
-     * @param call the call
-     * @param <T>  what it returns
-     * @return what the call returned
-     * @throws RuntimeException what the call threw; a checked exception comes wrapped in an
-     *                          {@link IllegalStateException}
-     */
-    static <T> T callHere(Callable<T> call) {
+    private static <T> T callHere(Callable<T> call) {
         try {
             return call.call();
         } catch (RuntimeException e) {
