@@ -145,7 +145,7 @@ median() {
 column() { # column <mode> <field index>
   for row in "${ROWS[@]}"; do
     IFS='|' read -ra f <<<"$row"
-    [ "${f[0]}" = "$1" ] && echo "${f[$2]}"
+    if [ "${f[0]}" = "$1" ]; then echo "${f[$2]}"; fi
   done
 }
 

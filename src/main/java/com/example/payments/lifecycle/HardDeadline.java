@@ -7,7 +7,6 @@ import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 import com.example.payments.logging.Logging;
@@ -15,8 +14,8 @@ import com.example.payments.logging.Logging;
 /**
  * The last line of defence of the shutdown sequence: when {@code shutdown.hard-deadline} (default 30 s, counted from
  * the signal) passes before the process has exited, logs the phase that hung, writes every queued log line and stops
- * logging (waiting at most 2 s for both; when logging could not confirm the line written by then, the line goes to
- * standard error unformatted), and halts with exit status 1. Halting, not exiting, because the hang may be a
+ * logging (waiting at most 2 s for both), and halts with exit status 1. The line goes to standard error as it is
+ * first, so that the reason for exit status 1 is never lost. Halting, not exiting, because the hang may be a
  * JVM shutdown hook, and {@code System.exit} would wait for it.
  *
  * <p>Every phase of the sequence is bounded by its own timeout, so what this catches is whatever is not: a JVM
@@ -46,25 +45,22 @@ final class HardDeadline {
             }
             String message = "Shutdown hard deadline of " + configured.toMillis() + " ms exceeded; hung in phase "
                              + phase.get() + "; halting with exit status 1";
-            // The last line and the flush on a thread of their own, waited for at most LAST_WORDS_MS: a console that
-            // stopped reading (the logging threads waiting for room in the queue) must not keep the halt waiting.
-            AtomicBoolean written = new AtomicBoolean();
+            // First as it is, on the process's standard error: nothing in the logging library can lose it there (a
+            // CI run once halted with neither line in its output, the logged one not even attempted or lost).
+            new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8).println(message);
+            // Then through logging, the line log pipelines parse, and the flush, on a thread of their own, waited for
+            // at most LAST_WORDS_MS: a console that stopped reading (the logging threads waiting for room in the
+            // queue) must not keep the halt waiting.
             Thread lastWords = Thread.ofPlatform().name("shutdown-last-words").daemon(true).start(() -> {
                 // Hung in a JVM shutdown hook: the sequence had stopped logging already, as its last step.
-                boolean logging = Logging.restartIfStopped();
+                Logging.restartIfStopped();
                 LOGGER.log(Level.ERROR, message);
-                written.set(Logging.stop() && logging);
+                Logging.stop();
             });
             try {
                 lastWords.join(LAST_WORDS_MS);
             } catch (InterruptedException ignored) {
                 // halting anyway
-            }
-            if (!written.get()) {
-                // Not confirmed written (logging did not restart, or not within the bound): the line goes to the
-                // process's standard error as it is, unformatted, so that the reason for exit status 1 is never lost.
-                new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8)
-                        .println(message);
             }
             Runtime.getRuntime().halt(1);
         });
