@@ -10,9 +10,13 @@
 # the first clients of a fresh replica get; then SIGTERM (exit 0 expected). Writes
 # load-tests/reports/start-to-ready-<UTC time>.md. Loopback only; every process is stopped by its PID.
 #
+# Every JVM runs as the image's ENTRYPOINT runs it in a prod pod: its flags (G1, the JUL manager, the JVM's own
+# logging at warning on stderr) and the heap MaxRAMPercentage=75 gives under prod's 1 GiB memory limit (-Xmx768m;
+# without it the JVM sizes its heap from the host's memory, which no pod has).
+#
 # Needs: JAVA_HOME (JDK 25 for the AOT modes), curl, wrk (installed with apt-get when run as root).
 # Knobs: RUNS (5), FIRST_LOAD (2s), CONNECTIONS (8), TRAINING_IDLE (2: seconds the training run stays up once ready),
-# POLL (0.01: seconds between readiness polls, each a curl process).
+# POLL (0.01: seconds between readiness polls, each a curl process), JVM_OPTS (the pod's flags above).
 # SMOKE=1: one start per mode, a warm-up of 100 requests, 1 s of first load on 2 connections, the training run stopped
 # once ready, readiness polled every 50 ms (100 curl processes a second cost a quarter of a core); the report goes to
 # target/load-tests-smoke/start-to-ready/reports/ (see lib/lib.sh); the training run's cache is left at
@@ -32,6 +36,11 @@ RUNS=${RUNS:-5}
 FIRST_LOAD=${FIRST_LOAD:-2s}
 CONNECTIONS=${CONNECTIONS:-8}
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
+POD_OPTS="-Xmx768m -XX:+ExitOnOutOfMemoryError -Djava.util.logging.manager=org.apache.logging.log4j.jul.LogManager"
+POD_OPTS="$POD_OPTS -Xlog:all=off -Xlog:all=warning:stderr"
+# The image's collector, except in a smoke run (its JVMs get the serial one, lib/lib.sh).
+[ "${SMOKE:-0}" = 1 ] || POD_OPTS="$POD_OPTS -XX:+UseG1GC"
+read -ra JVM_OPTS <<<"${JVM_OPTS:-$POD_OPTS}"
 LT_SMOKE_AOT=0   # every start here chooses its own cache, or none
 # shellcheck source=../lib/lib.sh
 source load-tests/lib/lib.sh
@@ -76,7 +85,7 @@ boot() {
   local start
   start=$(now_ms)
   # shellcheck disable=SC2086  # LT_SMOKE_JVM_OPTS: words on purpose
-  "$JAVA" $LT_SMOKE_JVM_OPTS "$@" -Dserver.port="$BUSINESS" -Dhealth-server.port="$HEALTH" -Dauth.api-keys="$DEV_KEY" \
+  "$JAVA" "${JVM_OPTS[@]}" $LT_SMOKE_JVM_OPTS "$@" -Dserver.port="$BUSINESS" -Dhealth-server.port="$HEALTH" -Dauth.api-keys="$DEV_KEY" \
       -Didempotency.merchant-quota.max-records=2000000 -Didempotency.max-keys=4000000 \
       -jar "$JAR" >"$WORK/$label.log" 2>&1 &
   PID=$!
@@ -157,6 +166,7 @@ REPORT=$LT_REPORTS_DIR/start-to-ready-$(date -u +%Y%m%dT%H%M%SZ).md
   [ "$LT_SMOKE" = 0 ] || { echo "**Smoke run (SMOKE=1): proves the benchmark runs; its numbers mean nothing.**"; echo; }
   echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) by \`load-tests/start-to-ready/run.sh\` on one machine: $(nproc) cores (shared),"
   echo "$("$JAVA" -version 2>&1 | head -1); load average before the report: $(cut -d' ' -f1-3 /proc/loadavg)."
+  echo "Every JVM as the image runs in a prod pod (1 GiB memory limit): \`${JVM_OPTS[*]}\`."
   echo "$RUNS starts per mode, modes alternating. *ready ms*: launch of \`java\` to the first 200 of \`/health/ready\`."
   echo "*first load*: right after ready, wrk ($CONNECTIONS connections, $FIRST_LOAD) POSTs new keys: what the first"
   echo "clients of a fresh replica get. Warm-up: the defaults (\`warm-up.requests\` 500, \`warm-up.timeout\` PT3S)."
