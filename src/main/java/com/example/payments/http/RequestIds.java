@@ -185,8 +185,9 @@ public final class RequestIds {
     }
 
     /**
-     * Wraps work handed to another thread so that its log lines carry the request id of the caller, and its spans
-     * (and the {@code traceparent} it sends) the caller's trace context.
+     * Wraps work handed to another thread so that its log lines carry the request id of the caller (and, when the
+     * request is traced, its {@code trace.id} and {@code span.id}), and its spans (and the {@code traceparent} it
+     * sends) the caller's trace context.
      *
      * @param call the work
      * @param <T>  its result
@@ -198,12 +199,18 @@ public final class RequestIds {
         if (id.isEmpty()) {
             return traced;
         }
+        Optional<String> traceId = HelidonMdc.get(MDC_TRACE_ID);
+        Optional<String> spanId = HelidonMdc.get(MDC_SPAN_ID);
         return () -> {
             HelidonMdc.set(MDC_KEY, id.get());
+            traceId.ifPresent(value -> HelidonMdc.set(MDC_TRACE_ID, value));
+            spanId.ifPresent(value -> HelidonMdc.set(MDC_SPAN_ID, value));
             try {
                 return traced.call();
             } finally {
                 HelidonMdc.remove(MDC_KEY);
+                HelidonMdc.remove(MDC_TRACE_ID);
+                HelidonMdc.remove(MDC_SPAN_ID);
             }
         };
     }

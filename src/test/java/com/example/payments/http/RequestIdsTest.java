@@ -1,6 +1,12 @@
 package com.example.payments.http;
 
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+import io.helidon.logging.common.HelidonMdc;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -48,5 +54,32 @@ class RequestIdsTest {
         assertThat(one.matches("[0-9a-f]{32}"), is(true));
         assertThat(RequestIds.traceId("00-" + one + "-00f067aa0ba902b7-01"), is(Optional.of(one)));
         assertThat(RequestIds.fresh(), is(not(one)));
+    }
+
+    /** Work handed to another thread logs with the caller's request id and, when traced, its trace and span ids. */
+    @Test
+    void workHandedToAnotherThreadCarriesTheCallersIdsAndLeavesThemBehind() throws Exception {
+        HelidonMdc.set(RequestIds.MDC_KEY, TRACE_ID);
+        HelidonMdc.set(RequestIds.MDC_TRACE_ID, TRACE_ID);
+        HelidonMdc.set(RequestIds.MDC_SPAN_ID, "00f067aa0ba902b7");
+        Callable<List<Optional<String>>> seen;
+        try {
+            seen = RequestIds.propagate(() -> List.of(HelidonMdc.get(RequestIds.MDC_KEY),
+                                                      HelidonMdc.get(RequestIds.MDC_TRACE_ID),
+                                                      HelidonMdc.get(RequestIds.MDC_SPAN_ID)));
+        } finally {
+            HelidonMdc.remove(RequestIds.MDC_KEY);
+            HelidonMdc.remove(RequestIds.MDC_TRACE_ID);
+            HelidonMdc.remove(RequestIds.MDC_SPAN_ID);
+        }
+        try (ExecutorService other = Executors.newSingleThreadExecutor()) {
+            assertThat(other.submit(seen).get(), is(List.of(Optional.of(TRACE_ID), Optional.of(TRACE_ID),
+                                                            Optional.of("00f067aa0ba902b7"))));
+            // The thread is used again for other work: nothing of this request stays on it.
+            assertThat(other.submit(() -> List.of(HelidonMdc.get(RequestIds.MDC_KEY),
+                                                  HelidonMdc.get(RequestIds.MDC_TRACE_ID),
+                                                  HelidonMdc.get(RequestIds.MDC_SPAN_ID))).get(),
+                       is(List.of(Optional.empty(), Optional.empty(), Optional.empty())));
+        }
     }
 }
