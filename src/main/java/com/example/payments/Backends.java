@@ -13,12 +13,12 @@ import com.example.payments.authorization.InMemoryAuthorizationStore;
 import com.example.payments.authorization.InMemoryUnknownOutcomes;
 import com.example.payments.authorization.UnknownOutcomes;
 import com.example.payments.database.Database;
-import com.example.payments.database.DatabaseReadinessCheck;
 import com.example.payments.database.PostgresAuthorizationStore;
 import com.example.payments.database.PostgresIdempotencyStore;
 import com.example.payments.database.PostgresKeyBindings;
 import com.example.payments.database.PostgresUnknownOutcomes;
 import com.example.payments.health.CapacityCheck;
+import com.example.payments.health.ReadinessDependency;
 import com.example.payments.idempotency.IdempotencySettings;
 import com.example.payments.idempotency.IdempotencyStore;
 import com.example.payments.idempotency.InMemoryIdempotencyStore;
@@ -26,7 +26,6 @@ import com.example.payments.idempotency.InMemoryKeyBindings;
 import com.example.payments.idempotency.KeyBindings;
 import com.example.payments.redis.RedisConnection;
 import com.example.payments.redis.RedisIdempotencyStore;
-import com.example.payments.redis.RedisReadinessCheck;
 
 import io.helidon.health.HealthCheck;
 import io.helidon.metrics.api.MeterRegistry;
@@ -101,7 +100,7 @@ record Backends(IdempotencyStore idempotency, AuthorizationStore authorizations,
         return new Backends(store, PostgresAuthorizationStore.writtenWithDecisions(database),
                             PostgresKeyBindings.create(database),
                             PostgresUnknownOutcomes.create(database),
-                            List.of(DatabaseReadinessCheck.create(database, checkTimeout)), List.of(),
+                            List.of(databaseCheck(database, checkTimeout)), List.of(),
                             Optional.of(sweep), Map.of("database-pool", database), Optional.of(database));
     }
 
@@ -117,8 +116,7 @@ record Backends(IdempotencyStore idempotency, AuthorizationStore authorizations,
 
     private static Backends redis(IdempotencySettings.RedisSettings redis, Database database, Duration checkTimeout) {
         RedisConnection connection = RedisConnection.create(redis);
-        List<HealthCheck> checks = List.of(RedisReadinessCheck.create(connection, checkTimeout),
-                                           DatabaseReadinessCheck.create(database, checkTimeout));
+        List<HealthCheck> checks = List.of(redisCheck(connection, checkTimeout), databaseCheck(database, checkTimeout));
         Map<String, AutoCloseable> resources = new LinkedHashMap<>();
         resources.put("redis-client", connection);
         resources.put("database-pool", database);
@@ -162,5 +160,16 @@ record Backends(IdempotencyStore idempotency, AuthorizationStore authorizations,
      */
     record Sandbox(IdempotencyStore idempotency, AuthorizationStore authorizations, KeyBindings bindings,
                    boolean rolledBack) {
+    }
+
+    // Readiness names "database" when the schema is not migrated or a round trip (SELECT 1) does not answer within
+    // the statement's socket bound.
+    private static HealthCheck databaseCheck(Database database, Duration checkTimeout) {
+        return ReadinessDependency.of("database", checkTimeout, database.settings().networkTimeout(), database::check);
+    }
+
+    // Readiness names "idempotency-store" when PING does not answer within Redis' command timeout.
+    private static HealthCheck redisCheck(RedisConnection redis, Duration checkTimeout) {
+        return ReadinessDependency.of("idempotency-store", checkTimeout, redis.commandTimeout(), redis::check);
     }
 }

@@ -3,6 +3,7 @@ package com.example.payments.redis;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -104,7 +105,12 @@ public final class RedisConnection implements AutoCloseable {
         return settings.minReplicasAck();
     }
 
-    Duration commandTimeout() {
+    /**
+     * The bound of one Redis call.
+     *
+     * @return {@code idempotency.redis.command-timeout}, default PT0.5S
+     */
+    public Duration commandTimeout() {
         return settings.commandTimeout();
     }
 
@@ -127,17 +133,20 @@ public final class RedisConnection implements AutoCloseable {
     }
 
     /**
-     * Sends {@code PING}; the readiness check of the redis backend.
+     * Sends {@code PING}: the readiness check of the redis backend ({@code idempotency-store}).
      *
-     * @param timeout how long to wait for {@code PONG} ({@code health.readiness.check-timeout})
-     * @throws IdempotencyStore.UnavailableException naming why Redis is not usable
+     * @param timeout how long to wait for {@code PONG}
+     * @return empty when Redis answered in time, else why it is not usable
      */
-    public void ping(Duration timeout) {
+    public Optional<String> check(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         try {
             RedisReplies.await(shared().async().ping(), deadline);
+            return Optional.empty();
         } catch (RedisException e) {
-            throw unavailable("PING", e);
+            return Optional.of(unavailable("PING", e).getMessage());
+        } catch (IdempotencyStore.UnavailableException e) {
+            return Optional.of(e.getMessage());
         }
     }
 

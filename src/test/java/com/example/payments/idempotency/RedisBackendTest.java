@@ -4,11 +4,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
+import com.example.payments.health.ReadinessDependency;
 import com.example.payments.redis.RedisConnection;
 import com.example.payments.redis.RedisIdempotencyStore;
-import com.example.payments.redis.RedisReadinessCheck;
 import com.example.payments.testing.RedisServer;
 
+import io.helidon.health.HealthCheck;
 import io.helidon.health.HealthCheckResponse;
 import io.lettuce.core.AclSetuserArgs;
 import io.lettuce.core.protocol.CommandType;
@@ -52,7 +53,8 @@ class RedisBackendTest {
         try (RedisServer server = RedisServer.start();
                 RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(server.uri(), 0))) {
             RedisIdempotencyStore store = RedisIdempotencyStore.create(redis);
-            RedisReadinessCheck check = RedisReadinessCheck.create(redis, Duration.ofSeconds(1));
+            HealthCheck check = ReadinessDependency.of("idempotency-store", Duration.ofSeconds(1), redis.commandTimeout(),
+                                                        redis::check);
             server.stop();
 
             long start = System.nanoTime();
@@ -88,7 +90,8 @@ class RedisBackendTest {
         try (RedisServer server = RedisServer.start();
                 RedisConnection redis = RedisConnection.create(RedisIdempotencyStoreTest.settings(server.uri(), 0))) {
             RedisIdempotencyStore store = RedisIdempotencyStore.create(redis);
-            RedisReadinessCheck check = RedisReadinessCheck.create(redis, Duration.ofMillis(300));
+            HealthCheck check = ReadinessDependency.of("idempotency-store", Duration.ofMillis(300),
+                                                        redis.commandTimeout(), redis::check);
             server.pause();
             try {
                 long start = System.nanoTime();
