@@ -45,13 +45,14 @@ final class HardDeadline {
             }
             String message = "Shutdown hard deadline of " + configured.toMillis() + " ms exceeded; hung in phase "
                              + phase.get() + "; halting with exit status 1";
-            // First as it is, on the process's standard error: nothing in the logging library can lose it there (a
-            // CI run once halted with neither line in its output, the logged one not even attempted or lost).
-            new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8).println(message);
-            // Then through logging, the line log pipelines parse, and the flush, on a thread of their own, waited for
-            // at most LAST_WORDS_MS: a console that stopped reading (the logging threads waiting for room in the
-            // queue) must not keep the halt waiting.
+            // On a thread of its own, waited for at most LAST_WORDS_MS: a console that stopped reading (a full pipe,
+            // the logging threads waiting for room in the queue) must not keep the halt waiting.
             Thread lastWords = Thread.ofPlatform().name("shutdown-last-words").daemon(true).start(() -> {
+                // First as it is, on the process's standard error: nothing in the logging library can lose it there
+                // (a CI run once halted with neither line in its output). Then through logging, the line log
+                // pipelines parse, and the flush.
+                new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8)
+                        .println(message);
                 // Hung in a JVM shutdown hook: the sequence had stopped logging already, as its last step.
                 Logging.restartIfStopped();
                 LOGGER.log(Level.ERROR, message);
