@@ -16,7 +16,8 @@
 #
 # Needs: JAVA_HOME (JDK 25 for the AOT modes), curl, wrk (installed with apt-get when run as root).
 # Knobs: RUNS (5), FIRST_LOAD (2s), CONNECTIONS (8), TRAINING_IDLE (2: seconds the training run stays up once ready),
-# POLL (0.01: seconds between readiness polls, each a curl process), JVM_OPTS (the pod's flags above).
+# POLL (0.01: seconds between readiness polls, each a curl process), START_JVM_OPTS (the pod's flags above; a name of
+# its own, so that post-path's JVM_OPTS exported in the same shell does not leak in).
 # SMOKE=1: one start per mode, a warm-up of 100 requests, 1 s of first load on 2 connections, the training run stopped
 # once ready, readiness polled every 50 ms (100 curl processes a second cost a quarter of a core); the report goes to
 # target/load-tests-smoke/start-to-ready/reports/ (see lib/lib.sh); the training run's cache is left at
@@ -36,11 +37,13 @@ RUNS=${RUNS:-5}
 FIRST_LOAD=${FIRST_LOAD:-2s}
 CONNECTIONS=${CONNECTIONS:-8}
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
-POD_OPTS="-Xmx768m -XX:+ExitOnOutOfMemoryError -Djava.util.logging.manager=org.apache.logging.log4j.jul.LogManager"
+POD_OPTS="-XX:+ExitOnOutOfMemoryError -Djava.util.logging.manager=org.apache.logging.log4j.jul.LogManager"
 POD_OPTS="$POD_OPTS -Xlog:all=off -Xlog:all=warning:stderr"
-# The image's collector, except in a smoke run (its JVMs get the serial one, lib/lib.sh).
-[ "${SMOKE:-0}" = 1 ] || POD_OPTS="$POD_OPTS -XX:+UseG1GC"
-read -ra JVM_OPTS <<<"${JVM_OPTS:-$POD_OPTS}"
+# The pod's heap and the image's collector, except in a smoke run: its JVMs get the serial collector (lib/lib.sh), and
+# its training run's cache goes to the other scenarios' JVMs, whose heap is the JVM's default (a cache trained with
+# another heap may not fit them).
+[ "${SMOKE:-0}" = 1 ] || POD_OPTS="-Xmx768m -XX:+UseG1GC $POD_OPTS"
+read -ra JVM_OPTS <<<"${START_JVM_OPTS:-$POD_OPTS}"
 LT_SMOKE_AOT=0   # every start here chooses its own cache, or none
 # shellcheck source=../lib/lib.sh
 source load-tests/lib/lib.sh

@@ -2,6 +2,7 @@ package com.example.payments.http;
 
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
@@ -202,15 +203,19 @@ public final class RequestIds {
         Optional<String> traceId = HelidonMdc.get(MDC_TRACE_ID);
         Optional<String> spanId = HelidonMdc.get(MDC_SPAN_ID);
         return () -> {
+            // What the running thread had is put back after: work run in place keeps its own request's ids.
+            Map<String, Optional<String>> before = Map.of(MDC_KEY, HelidonMdc.get(MDC_KEY),
+                                                          MDC_TRACE_ID, HelidonMdc.get(MDC_TRACE_ID),
+                                                          MDC_SPAN_ID, HelidonMdc.get(MDC_SPAN_ID));
             HelidonMdc.set(MDC_KEY, id.get());
-            traceId.ifPresent(value -> HelidonMdc.set(MDC_TRACE_ID, value));
-            spanId.ifPresent(value -> HelidonMdc.set(MDC_SPAN_ID, value));
+            traceId.ifPresentOrElse(value -> HelidonMdc.set(MDC_TRACE_ID, value),
+                                    () -> HelidonMdc.remove(MDC_TRACE_ID));
+            spanId.ifPresentOrElse(value -> HelidonMdc.set(MDC_SPAN_ID, value), () -> HelidonMdc.remove(MDC_SPAN_ID));
             try {
                 return traced.call();
             } finally {
-                HelidonMdc.remove(MDC_KEY);
-                HelidonMdc.remove(MDC_TRACE_ID);
-                HelidonMdc.remove(MDC_SPAN_ID);
+                before.forEach((key, value) -> value.ifPresentOrElse(v -> HelidonMdc.set(key, v),
+                                                                      () -> HelidonMdc.remove(key)));
             }
         };
     }

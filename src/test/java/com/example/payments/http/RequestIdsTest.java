@@ -82,4 +82,27 @@ class RequestIdsTest {
                        is(List.of(Optional.empty(), Optional.empty(), Optional.empty())));
         }
     }
+
+    /** Untraced work carries no trace ids; run in place, it leaves the running thread's own ids as they were. */
+    @Test
+    void untracedWorkCarriesNoTraceIdsAndWorkRunInPlaceKeepsTheThreadsOwnIds() throws Exception {
+        HelidonMdc.set(RequestIds.MDC_KEY, TRACE_ID);
+        Callable<List<Optional<String>>> seen;
+        try {
+            seen = RequestIds.propagate(() -> List.of(HelidonMdc.get(RequestIds.MDC_KEY),
+                                                      HelidonMdc.get(RequestIds.MDC_TRACE_ID)));
+        } finally {
+            HelidonMdc.remove(RequestIds.MDC_KEY);
+        }
+        HelidonMdc.set(RequestIds.MDC_KEY, "its-own-request");
+        HelidonMdc.set(RequestIds.MDC_TRACE_ID, "its-own-trace");
+        try {
+            assertThat(seen.call(), is(List.of(Optional.of(TRACE_ID), Optional.empty())));
+            assertThat(HelidonMdc.get(RequestIds.MDC_KEY), is(Optional.of("its-own-request")));
+            assertThat(HelidonMdc.get(RequestIds.MDC_TRACE_ID), is(Optional.of("its-own-trace")));
+        } finally {
+            HelidonMdc.remove(RequestIds.MDC_KEY);
+            HelidonMdc.remove(RequestIds.MDC_TRACE_ID);
+        }
+    }
 }

@@ -134,6 +134,8 @@ class ShutdownDeadlinesIT {
 
             assertThat("halted by the hard deadline", exit, is(1));
             String log = String.join("\n", service.output());
+            // Stdout and stderr merged: the raw line on stderr (written first, so that it cannot be lost) or the
+            // logged one satisfies this; the logged one once failed to arrive in CI, cause unknown.
             assertThat(log, containsString("Shutdown hard deadline of 3000 ms exceeded; hung in phase exit; halting "
                                            + "with exit status 1"));
             assertThat("the story before the hang is all there", log, containsString("Shutdown summary"));
