@@ -98,19 +98,12 @@ public final class Logging {
     /**
      * Starts logging again when {@link #stop()} stopped it: for a last line that must still be written after the last
      * step (the hard deadline's, when a JVM shutdown hook hangs once the sequence stopped logging).
-     *
-     * @return whether logging runs now; {@code false} when the restart did nothing (Log4j starts a context only once
-     *         it is fully stopped, and not while another thread holds its configuration lock)
      */
-    public static boolean restartIfStopped() {
+    public static void restartIfStopped() {
         LoggerContext context = stopped;
-        if (context == null) {
-            return context().isStarted();
-        }
-        if (context.isStopping() || context.isStopped()) {
+        if (context != null && (context.isStopping() || context.isStopped())) {
             context.start();
         }
-        return context.isStarted();
     }
 
     private static LoggerContext context() {
