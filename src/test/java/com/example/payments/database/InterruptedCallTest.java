@@ -57,6 +57,33 @@ class InterruptedCallTest {
         request.interrupt();
         assertThat("the write completed", written.get(10, TimeUnit.SECONDS), is(1));
         assertThat("the thread still sees the interrupt", interruptKept.get(10, TimeUnit.SECONDS), is(true));
-        assertThat(POSTGRES.query("SELECT count(*) FROM interrupted_writes"), is("1"));
+        assertThat(POSTGRES.query("SELECT count(*) FROM interrupted_writes WHERE id = 1"), is("1"));
+    }
+
+    /** The same when the interrupt came before the call: a cut-off request that goes on to record its decision. */
+    @Test
+    void aWriteCalledWithTheInterruptAlreadySetIsCommittedAndTheInterruptKept() throws Exception {
+        PostgresServer.assumeInstalled();
+        POSTGRES.execute("CREATE TABLE IF NOT EXISTS interrupted_writes (id int PRIMARY KEY)");
+        Database database = POSTGRES.database();
+        CompletableFuture<Integer> written = new CompletableFuture<>();
+        CompletableFuture<Boolean> interruptKept = new CompletableFuture<>();
+        Thread.ofVirtual().start(() -> {
+            Thread.currentThread().interrupt();
+            try {
+                written.complete(database.call("insert", connection -> {
+                    try (var statement = connection.createStatement()) {
+                        return statement.executeUpdate("INSERT INTO interrupted_writes VALUES (2)");
+                    }
+                }));
+            } catch (RuntimeException e) {
+                written.completeExceptionally(e);
+            } finally {
+                interruptKept.complete(Thread.currentThread().isInterrupted());
+            }
+        });
+        assertThat("the write completed", written.get(10, TimeUnit.SECONDS), is(1));
+        assertThat("the thread still sees the interrupt", interruptKept.get(10, TimeUnit.SECONDS), is(true));
+        assertThat(POSTGRES.query("SELECT count(*) FROM interrupted_writes WHERE id = 2"), is("1"));
     }
 }
