@@ -78,11 +78,11 @@ for level in $LEVELS; do
     printf '{"level_pct": %s, "run": %s, "rate_rps": %s, "instances": %s, "victim": "s%s", "pre_drain_delay": "%s", "check_inter_ms": %s, "check_timeout_ms": %s, "check_fall": %s, "simulated_latency": "%s", "simulated_jitter": "%s"}\n' \
       "$level" "$run" "$rate" "$INSTANCES" "$victim" "$LT_PRE_DRAIN" "$LT_CHECK_INTER_MS" "$LT_CHECK_TIMEOUT_MS" "$LT_CHECK_FALL" \
       "$LT_LATENCY" "$LT_JITTER" >"$LT_RUN_DIR/run.json"
-    lt_loadgen_start "$rate" 120 "$LT_RUN_DIR/requests.csv"
+    lt_client_start "$rate" 120 "$LT_RUN_DIR/requests.csv" "drain$name-$(lt_now_ms)"
     sleep "$WARMUP_S"
     lt_sigterm_watched "$victim" "$LT_RUN_DIR/shutdown.json"
     sleep "$TAIL_S"
-    lt_loadgen_stop
+    lt_client_stop
     lt_end_run
     lt_log "drain $level% run $run (s$victim, $rate rps): exit $LT_EXIT_STATUS; $(cat "$LT_RUN_DIR"/instance-s*.log | grep -o 'Shutdown summary: [^;]*' || echo 'no summary line')"
     LT_RUN_DIR="$cluster_log"
@@ -94,8 +94,8 @@ for level in $LEVELS; do
     lt_wait_haproxy "$victim" UP 10
     # Warm the new JVM up off the record, straight on its business port: a cold JVM taking half of the next run's
     # load answers its own readiness checks too slowly (see the README) and would be measured instead of the drain.
-    "$PY" "$LT_DIR/lib/loadgen.py" --port "$(lt_slot_business_port "$victim")" --rate 200 --duration 6 \
-      --key-prefix "warmup-$(lt_now_ms)" --out "$LT_RUN_DIR/warmup-s$victim-$(lt_now_ms).csv" >/dev/null
+    lt_client_run 200 6 "$LT_RUN_DIR/warmup-s$victim-$(lt_now_ms).csv" "warmup-$(lt_now_ms)" \
+      "$(lt_slot_business_port "$victim")"
     victim=$(( victim % INSTANCES + 1 ))   # next time the instance that has been up longest
   done
 done

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The fault soak's clients: a population of payments, each retried on random replicas until it is answered
-(python3 standard library only; HTTP/1.1 over the load tests' own keep-alive pool, see ../lib/loadgen.py).
+(python3 with aiohttp, Debian's python3-aiohttp: one keep-alive connection pool per replica).
 
     client.py soak   --replica 127.0.0.1:P1 --replica 127.0.0.1:P2 --keys 3000 --duration 180 --out DIR
     client.py verify --replica 127.0.0.1:P1 --replica 127.0.0.1:P2 --out DIR
@@ -42,8 +42,7 @@ import signal
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from loadgen import Pool, error_name, read_response  # noqa: E402
+import aiohttp
 
 MERCHANT = "m_123"
 # The development key of config/dev for MERCHANT; run.sh starts the replicas with its hash.
@@ -75,13 +74,40 @@ def payment(run_id, i):
     return key, reference, card, amount, body
 
 
+def error_name(e):
+    """The `error` column for an exception raised while sending a request or reading its answer."""
+    if isinstance(e, (TimeoutError, asyncio.TimeoutError)):
+        return "timeout"
+    if isinstance(e, aiohttp.ClientPayloadError):
+        return "incomplete_response"
+    cause = e.os_error if isinstance(e, aiohttp.ClientConnectorError) else e
+    if isinstance(cause, ConnectionRefusedError):
+        return "connect_refused"
+    if isinstance(cause, (ConnectionResetError, BrokenPipeError, aiohttp.ServerDisconnectedError)):
+        return "connection_reset"
+    if isinstance(cause, OSError):
+        return "os_error_%s" % (cause.errno or type(cause).__name__)
+    return "bad_response"
+
+
 class Replica:
+    """One replica's address and its keep-alive pool (at most max_conns connections, opened as needed)."""
+
     def __init__(self, index, address, max_conns):
         host, _, port = address.rpartition(":")
         if not host.startswith("127.") and host not in ("localhost", "::1"):
             sys.exit("the soak only targets loopback addresses: %s" % address)
         self.index, self.host, self.port = index, host, int(port)
-        self.pool = Pool(host, self.port, max_conns)
+        self.max_conns = max_conns
+        self.session = None
+
+    def http(self):
+        """The replica's aiohttp session, made on first use (inside the running event loop)."""
+        if self.session is None:
+            self.session = aiohttp.ClientSession(
+                "http://%s:%d" % (self.host, self.port), auto_decompress=False,
+                connector=aiohttp.TCPConnector(limit=self.max_conns, force_close=False))
+        return self.session
 
 
 class Client:
@@ -102,48 +128,39 @@ class Client:
     def epoch_ms(self, mono):
         return round((mono + self.offset) * 1000, 1)
 
-    async def request(self, replica, raw, timeout):
-        """One request: (status, headers, body bytes, error kind). Status 0 when there was no answer."""
-        conn, keep = None, False
-        status, headers, body, error = 0, {}, b"", ""
+    async def request(self, replica, req, timeout):
+        """One request, req = (method, path, headers, body bytes or None): (status, headers with lower-case names,
+        body bytes, error kind). Status 0 when there was no answer within timeout (s)."""
+        method, path, headers, data = req
         try:
             async with asyncio.timeout(timeout):
-                reader, writer, _ = await replica.pool.get()
-                conn = (reader, writer)
-                writer.write(raw)
-                await writer.drain()
-                status, headers, body = await read_response(reader)
-                keep = headers.get("connection", "").lower() != "close"
-        except (OSError, asyncio.IncompleteReadError, ValueError) as e:
-            error = error_name(e)
-        finally:
-            if conn is not None:
-                replica.pool.put(conn, keep and not error)
-        return status, headers, body, error
+                async with replica.http().request(method, path, headers=headers, data=data,
+                                                  allow_redirects=False) as response:
+                    body = await response.read()
+                    return (response.status, {k.lower(): v for k, v in response.headers.items()}, body, "")
+        except (OSError, asyncio.TimeoutError, aiohttp.ClientError) as e:
+            return 0, {}, b"", error_name(e)
 
-    def post_bytes(self, replica, key, body):
-        head = ("POST /v1/authorizations HTTP/1.1\r\nHost: %s:%d\r\nAuthorization: %s\r\n"
-                "Content-Type: application/json\r\nIdempotency-Key: \"%s\"\r\nContent-Length: %d\r\n\r\n"
-                % (replica.host, replica.port, AUTHORIZATION, key, len(body)))
-        return head.encode() + body
+    def post_request(self, key, body):
+        return ("POST", "/v1/authorizations", {"Authorization": AUTHORIZATION, "Content-Type": "application/json",
+                                               "Idempotency-Key": '"%s"' % key}, body)
 
-    def op_bytes(self, replica, op):
+    def op_request(self, op):
         """A capture's or a void's POST; a void without a body or with {} at random (the same request)."""
         path = "/v1/authorizations/%s/%s" % (op["authorization_id"], "captures" if op["kind"] == "capture" else "voids")
         if op["kind"] == "capture":
             body = json.dumps({"amount": {"value": op["amount"], "currency": "EUR"}}, separators=(",", ":")).encode()
         else:
             body = b"{}" if self.rng.random() < 0.5 else b""
-        head = ("POST %s HTTP/1.1\r\nHost: %s:%d\r\nAuthorization: %s\r\n%sIdempotency-Key: \"%s\"\r\n"
-                "Content-Length: %d\r\n\r\n" % (path, replica.host, replica.port, AUTHORIZATION,
-                                                 "Content-Type: application/json\r\n" if body else "", op["key"],
-                                                 len(body)))
-        return head.encode() + body
+        headers = {"Authorization": AUTHORIZATION, "Idempotency-Key": '"%s"' % op["key"]}
+        if body:
+            headers["Content-Type"] = "application/json"
+        return "POST", path, headers, body
 
     async def submit(self, phase, p, submission, deadline, first_replica=None):
         """Retries one payment until a 201 or a definitive 4xx; records every 201 in p. Returns the outcome."""
         return await self.send(phase, p, submission, deadline, first_replica,
-                               lambda replica: self.post_bytes(replica, p["key"], p["body"]))
+                               lambda: self.post_request(p["key"], p["body"]))
 
     async def send(self, phase, p, submission, deadline, first_replica, build):
         """Retries one request (an authorization, a capture or a void) until a 201 or a definitive answer."""
@@ -156,7 +173,7 @@ class Client:
             if self.rng.random() * 100 < self.args.short_timeout_pct:
                 timeout = round(self.rng.uniform(0.1, 0.8), 3)
             start = time.monotonic()
-            status, headers, body, error = await self.request(replica, build(replica), timeout)
+            status, headers, body, error = await self.request(replica, build(), timeout)
             end = time.monotonic()
             auth_id, sha = "", ""
             if status == 201:
@@ -207,10 +224,10 @@ class Client:
             w.writerow(self.ROW)
             w.writerows(self.rows)
 
-    def close(self):
+    async def close(self):
         for r in self.replicas:
-            for _, writer in r.pool.idle:
-                writer.close()
+            if r.session is not None:
+                await r.session.close()
 
 
 class Lifecycle:
@@ -248,7 +265,7 @@ class Lifecycle:
             start = time.monotonic()
             op["first_sent_ms"] = client.epoch_ms(start)
             deadline = start + self.args.key_deadline
-            build = lambda replica: client.op_bytes(replica, op)  # noqa: E731
+            build = lambda: client.op_request(op)  # noqa: E731
             if op["double"]:
                 first, second = self.rng.sample(client.replicas, 2)
                 op["outcomes"] = list(await asyncio.gather(
@@ -348,7 +365,7 @@ async def soak(args):
     # A lifecycle adds at most a few keys' deadlines after the authorization's, and a late capture the validity.
     budget = args.duration + args.key_deadline + 30 + (3 * args.key_deadline + args.validity if args.lifecycle else 0)
     await asyncio.wait(tasks, timeout=budget) if tasks else None
-    client.close()
+    await client.close()
     client.write_attempts(os.path.join(args.out, "attempts.csv"))
     with open(os.path.join(args.out, "keys.jsonl"), "w") as f:
         for p in payments:
@@ -375,10 +392,9 @@ async def verify(args):
     results = []
 
     async def get(replica, auth_id):
-        raw = ("GET /v1/authorizations/%s HTTP/1.1\r\nHost: %s:%d\r\nAuthorization: %s\r\n\r\n"
-               % (auth_id, replica.host, replica.port, AUTHORIZATION)).encode()
+        req = ("GET", "/v1/authorizations/%s" % auth_id, {"Authorization": AUTHORIZATION}, None)
         for attempt in range(10):
-            status, _, body, error = await client.request(replica, raw, args.timeout)
+            status, _, body, error = await client.request(replica, req, args.timeout)
             if status and status < 500:
                 return status, body.decode("utf-8", "replace")
             await asyncio.sleep(0.2 * (attempt + 1))
@@ -405,7 +421,7 @@ async def verify(args):
 
     async def verify_op(op):
         """A capture's or a void's replay (when it got a 201 or no definitive answer), then GET of its id."""
-        build = lambda replica: client.op_bytes(replica, op)  # noqa: E731
+        build = lambda: client.op_request(op)  # noqa: E731
         replay, outcome = None, None
         if op["created"] or not op["rejections"]:
             before = len(op["created"])
@@ -422,7 +438,7 @@ async def verify(args):
                 "gets": gets}
 
     await asyncio.gather(*(one(p) for p in payments))
-    client.close()
+    await client.close()
     client.write_attempts(os.path.join(args.out, "attempts-verify.csv"))
     with open(os.path.join(args.out, "verify.jsonl"), "w") as f:
         for r in sorted(results, key=lambda r: r["key"]):

@@ -466,7 +466,7 @@ class Soak:
           % (p.get("heap"), p.get("issuer_latency"), p.get("issuer_jitter"), p.get("store"),
              p.get("store_description")))
         w("- Service properties: `%s`" % p.get("service_props", "").strip())
-        w("- Clients (`client.py`, Python standard library): every key a distinct payment (its own reference), %s%% "
+        w("- Clients (`client.py`, Python with aiohttp): every key a distinct payment (its own reference), %s%% "
           "of them submitted twice at once (one on each replica); %s%% "
           "of requests get a timeout of 0.1-0.8 s instead of 3 s; a retry goes to a random replica, after "
           "`Retry-After` (capped at 2 s) for 409/429/5xx, a backoff for connection errors, at once after a "

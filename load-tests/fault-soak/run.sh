@@ -136,6 +136,8 @@ for tool in curl "${STORE_TOOLS[@]}"; do
   command -v "$tool" >/dev/null || { echo "missing: $tool (Debian: apt-get install -y curl redis-server postgresql)" >&2; exit 2; }
 done
 [ -x "$PY" ] || { echo "missing: python3 (Debian: apt-get install -y python3)" >&2; exit 2; }
+"$PY" -c 'import aiohttp' 2>/dev/null \
+  || { echo "missing: python3-aiohttp, the client's HTTP library (Debian: apt-get install -y python3-aiohttp)" >&2; exit 2; }
 lt_ensure_jar
 JAR="$(lt_jar)"
 TOOLS_CP="$(lt_test_tools_cp)"   # the service's jar + the test-tools jar, which holds the issuer simulator

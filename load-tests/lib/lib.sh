@@ -70,7 +70,6 @@ declare -a LT_FINAL_HOOKS=()  # functions run on exit after that (removing cgrou
 declare -a LT_INSTANCE_PREFIX=()  # command prefix of the next instance (set by a scenario's lt_before_instance)
 LT_INSTANCE_NOTE=""           # and a word for its "start" event, e.g. its cgroup
 LT_RESULTS=""
-LT_LOADGEN_PID=""
 
 # lt_output SCENARIO: sets LT_RESULTS_DIR (raw results) and LT_REPORTS_DIR (reports) and creates them:
 # load-tests/results and load-tests/reports, or in smoke mode target/load-tests-smoke/SCENARIO/{results,reports}.
@@ -424,23 +423,6 @@ lt_wait_exit() {
   unset "LT_SLOT_PID[$slot]"
 }
 
-# lt_loadgen_start RATE MAX_SECONDS OUT.csv: the open-model client through HAProxy, in the background.
-lt_loadgen_start() {
-  "$PY" "$LT_DIR/lib/loadgen.py" --port "$LT_HAPROXY_PORT" --rate "$1" --duration "$2" \
-    --out "$3" >"${3%.csv}.summary.json" 2>"${3%.csv}.stderr" &
-  LT_LOADGEN_PID=$!
-  LT_PIDS+=("$LT_LOADGEN_PID")
-  lt_event loadgen-start "" "rate=$1"
-}
-
-# lt_loadgen_stop: stop scheduling new requests, let the ones in flight finish, wait for the CSV.
-lt_loadgen_stop() {
-  kill -INT "$LT_LOADGEN_PID" 2>/dev/null || true
-  wait "$LT_LOADGEN_PID" || { lt_log "load generator failed: $(cat "${LT_LOADGEN_OUT:-/dev/null}" 2>/dev/null)"; return 1; }
-  lt_event loadgen-stop
-  lt_event loadavg "" "$(cut -d' ' -f1 /proc/loadavg)"
-}
-
 # lt_stop_all: SIGKILL whatever instances remain and HAProxy (between runs; results are already written).
 lt_stop_all() {
   local slot
@@ -476,8 +458,7 @@ lt_start_cluster() {
   for slot in $(seq 1 "$n"); do lt_wait_haproxy "$slot" UP 60; done
   # Fresh JVMs interpret and compile their first few thousand requests; warm them up off the record, so that a
   # run measures the restart, not the JIT (replacements started during a run stay cold, as in a real deploy).
-  "$PY" "$LT_DIR/lib/loadgen.py" --port "$LT_HAPROXY_PORT" --rate "${LT_WARMUP_RPS:-100}" \
-    --duration "${LT_WARMUP_S:-8}" --key-prefix "warmup-$(lt_now_ms)" --out "$LT_RUN_DIR/warmup.csv" >/dev/null
+  lt_client_run "${LT_WARMUP_RPS:-100}" "${LT_WARMUP_S:-8}" "$LT_RUN_DIR/warmup.csv" "warmup-$(lt_now_ms)"
   lt_event warmed-up
 }
 
@@ -573,7 +554,7 @@ lt_measure_peak() {
   PEAK_RPS=$last_ok
   PEAK_LIMITED_BY=$limited_by
   printf '{"peak_rps": %s, "limited_by": "%s", "instances": %s, "client": "%s", "start_rps": %s, "factor": %s, "step_seconds": %s, "skip_seconds": %s, "p99_limit_ms": %s, "max_errors": %s, "client_lag_limit_ms": %s, "min_throughput_pct": %s, "refine_steps": %s, "first_failure": %s, "steps": [%s]}\n' \
-    "$PEAK_RPS" "$limited_by" "$1" "$LT_CLIENT" "$LT_PEAK_START_RPS" "$LT_PEAK_FACTOR" "$LT_PEAK_STEP_S" "$LT_PEAK_SKIP_S" \
+    "$PEAK_RPS" "$limited_by" "$1" "gatling" "$LT_PEAK_START_RPS" "$LT_PEAK_FACTOR" "$LT_PEAK_STEP_S" "$LT_PEAK_SKIP_S" \
     "$LT_PEAK_P99_MS" "$LT_PEAK_MAX_ERRORS" "$LT_LAG_LIMIT_MS" "$LT_PEAK_MIN_THROUGHPUT_PCT" "$LT_PEAK_REFINE" \
     "${first_failure:-null}" "$steps" >"$LT_RESULTS/peak.json"
   lt_log "peak: $PEAK_RPS rps (limited by: $limited_by)"
@@ -586,31 +567,55 @@ lt_end_run() {
   fi
 }
 
-# ---- Gatling: the open-model client of the rolling-restart benchmark (load-tests/rolling-restart/gatling) ----
-# Gatling's Java DSL through its Maven plugin, in a Maven project of its own. Same per-request CSV as loadgen.py.
-LT_GATLING_DIR="$LT_DIR/rolling-restart/gatling"
+# ---- the open-model client: Gatling (load-tests/lib/gatling), for every scenario that needs one ----
+# Gatling's Java DSL in a Maven project of its own, compiled once; each run is then one JVM on Gatling's own main
+# class and the class path the build wrote (target/classpath.txt), without Maven. One CSV row per request
+# (OpenModelSimulation's javadoc has the columns; loadstats.py reads them).
+LT_GATLING_DIR="$LT_DIR/lib/gatling"
 LT_CLIENT_PID=""
+LT_CLIENT_OUT=""
+# The client's JVM: its own heap and the options the Gatling Maven plugin gives it (the opens its stats writer and
+# Netty need on JDK 25); in a smoke run C1 only and the serial collector.
+LT_GATLING_JVM_OPTS="${LT_GATLING_JVM_OPTS:--Xms512m -Xmx1g -XX:MaxInlineLevel=20 -XX:MaxTrivialSize=12}"
+[ "$LT_SMOKE" = 0 ] || LT_GATLING_JVM_OPTS="-Xms64m -Xmx512m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+LT_GATLING_JVM_OPTS="$LT_GATLING_JVM_OPTS --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED \
+--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/jdk.internal.misc=ALL-UNNAMED"
 
-# lt_gatling_build: resolves Gatling (Maven Central) and compiles the simulation once (the first run also resolves
-# the plugin's own dependencies; later runs find everything in ~/.m2).
+# lt_gatling_build: compiles the simulation and writes Gatling's class path, unless both are newer than its sources;
+# the first build resolves Gatling from Maven Central into ~/.m2 (later ones work offline). Scenarios running at the
+# same time (LoadTestSmokeIT runs three) build it once: the second waits on the first's lock.
 lt_gatling_build() {
-  lt_log "building the Gatling simulation ($LT_GATLING_DIR)"
-  (cd "$LT_GATLING_DIR" && mvn -B -q test-compile) >"$LT_RESULTS/gatling-build.log" 2>&1 \
-    || { lt_log "Gatling build failed; see $LT_RESULTS/gatling-build.log"; exit 1; }
+  local built="$LT_GATLING_DIR/target/.built" cp="$LT_GATLING_DIR/target/classpath.txt"
+  local log="$LT_RESULTS/gatling-build.log"
+  mkdir -p "$LT_GATLING_DIR/target"
+  (
+    flock 9
+    if [ -f "$built" ] && [ -s "$cp" ] && [ -z "$(find "$LT_GATLING_DIR/src" "$LT_GATLING_DIR/pom.xml" -newer "$built")" ] \
+        && [ -f "$(tr ':' '\n' <"$cp" | head -1)" ]; then
+      exit 0
+    fi
+    lt_log "building the Gatling client ($LT_GATLING_DIR)"
+    rm -f "$built"
+    cd "$LT_GATLING_DIR" && { mvn -B -q -o test-compile || mvn -B -q test-compile; } >"$log" 2>&1 && touch "$built"
+  ) 9>"$LT_GATLING_DIR/target/.build.lock" || { lt_log "Gatling build failed; see $log"; exit 1; }
   LT_GATLING_BUILT=1
 }
 
-# lt_gatling_start RATE DURATION_S OUT.csv [KEY_PREFIX]: one Gatling run in the background (LT_CLIENT_PID); returns
-# once the first request is on its way (Maven and Gatling take a few seconds to start).
-lt_gatling_start() {
-  local rate=$1 duration=$2 out=$3 prefix=${4:-lt$(lt_now_ms)}
-  LT_GATLING_OUT=$out
+# lt_client_start RATE DURATION_S OUT.csv [KEY_PREFIX [PORT]]: one Gatling run in the background (LT_CLIENT_PID),
+# to PORT on 127.0.0.1 (default: HAProxy's); returns once the first request is on its way. lt_client_stop ends it
+# early; lt_client_wait waits for its planned end.
+lt_client_start() {
+  local rate=$1 duration=$2 out=$3 prefix=${4:-lt$(lt_now_ms)} port=${5:-$LT_HAPROXY_PORT}
+  LT_CLIENT_OUT=$out
   [ -n "${LT_GATLING_BUILT:-}" ] || lt_gatling_build
-  rm -f "$out"
-  (cd "$LT_GATLING_DIR" && exec mvn -B -q gatling:test -Dlt.port="$LT_HAPROXY_PORT" -Dlt.rate="$rate" \
-      -Dlt.duration="$duration" -Dlt.out="$out" -Dlt.keyPrefix="$prefix" -Dgatling.noReports=true \
-      -Dgatling.resultsFolder="$(dirname "$out")/gatling" -Dgatling.runDescription="$rate-rps") \
-    >"${out%.csv}.gatling.log" 2>&1 &
+  rm -f "$out" "${out%.csv}.stop"
+  # shellcheck disable=SC2086  # the JVM options are words
+  "$JAVA_HOME/bin/java" $LT_GATLING_JVM_OPTS \
+    -cp "$LT_GATLING_DIR/target/test-classes:$(cat "$LT_GATLING_DIR/target/classpath.txt")" \
+    -Dlt.port="$port" -Dlt.rate="$rate" -Dlt.duration="$duration" -Dlt.out="$out" -Dlt.keyPrefix="$prefix" \
+    -Dlt.stopFile="${out%.csv}.stop" io.gatling.app.Gatling --simulation payments.loadtest.OpenModelSimulation \
+    --no-reports --results-folder "$(dirname "$out")/gatling" --run-description "$rate-rps" \
+    >"${out%.csv}.gatling.log" 2>&1 </dev/null &
   LT_CLIENT_PID=$!
   LT_PIDS+=("$LT_CLIENT_PID")
   local _
@@ -623,40 +628,19 @@ lt_gatling_start() {
   exit 1
 }
 
-# lt_gatling_wait: waits for the Gatling run to finish (its duration is fixed up front), then anchors the CSV's
-# schedule (loadstats.py rebase).
-lt_gatling_wait() {
+# lt_client_wait: waits for the run started by lt_client_start to end (its duration is fixed up front, or
+# lt_client_stop ended it), then anchors the CSV's schedule (loadstats.py rebase).
+lt_client_wait() {
   wait "$LT_CLIENT_PID" || lt_log "Gatling exited with status $? (KO requests make it fail; the CSV has them)"
-  "$PY" "$LT_DIR/lib/loadstats.py" rebase "$LT_GATLING_OUT" >"${LT_GATLING_OUT%.csv}.rebase.json"
+  "$PY" "$LT_DIR/lib/loadstats.py" rebase "$LT_CLIENT_OUT" >"${LT_CLIENT_OUT%.csv}.rebase.json"
   lt_event loadgen-stop
   lt_event loadavg "" "$(cut -d' ' -f1 /proc/loadavg)"
 }
 
-# ---- the client used by run.sh: LT_CLIENT=gatling (default) or python (loadgen.py) ----
-LT_CLIENT="${LT_CLIENT:-gatling}"
-
-# lt_client_start RATE DURATION_S OUT.csv [KEY_PREFIX]: a fixed-length open-model run in the background.
-lt_client_start() {
-  if [ "$LT_CLIENT" = gatling ]; then
-    lt_gatling_start "$@"
-  else
-    "$PY" "$LT_DIR/lib/loadgen.py" --port "$LT_HAPROXY_PORT" --rate "$1" --duration "$2" \
-      ${4:+--key-prefix "$4"} --out "$3" >"${3%.csv}.summary.json" 2>"${3%.csv}.stderr" &
-    LT_CLIENT_PID=$!
-    LT_PIDS+=("$LT_CLIENT_PID")
-    lt_event loadgen-start "" "rate=$1"
-  fi
-}
-
-# lt_client_wait: until the run started by lt_client_start has sent its last request and had its answers.
-lt_client_wait() {
-  if [ "$LT_CLIENT" = gatling ]; then
-    lt_gatling_wait
-  else
-    wait "$LT_CLIENT_PID" || lt_log "loadgen.py exited with status $?"
-    lt_event loadgen-stop
-    lt_event loadavg "" "$(cut -d' ' -f1 /proc/loadavg)"
-  fi
+# lt_client_stop: no new request from now on; waits until every request sent has its answer (its CSV row).
+lt_client_stop() {
+  touch "${LT_CLIENT_OUT%.csv}.stop"
+  lt_client_wait
 }
 
 # lt_client_run RATE DURATION_S OUT.csv [KEY_PREFIX]: one run in the foreground.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summaries of loadgen.py's per-request CSV, shared by the rolling-restart and drain reports.
+"""Summaries of the open-model client's per-request CSV (lib/gatling), shared by the rolling-restart and drain reports.
 
     loadstats.py summarize FILE.csv          one JSON object
     loadstats.py rebase FILE.csv             Gatling CSVs: puts the schedule's origin where no request started early

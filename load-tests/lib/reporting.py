@@ -6,11 +6,12 @@ writing the file).
 """
 import json
 import os
+import re
 
 # The environment table's rows: key of environment.json (lib.sh's lt_environment) and its label, in report order.
 ENVIRONMENT_ROWS = (("date", "date (UTC)"), ("cpus", "CPUs"), ("cpu_model", "CPU"), ("mem_gib", "memory GiB"),
                     ("kernel", "kernel"), ("jdk", "JDK"), ("helidon", "Helidon"), ("haproxy", "HAProxy"),
-                    ("python", "load generator (python3)"), ("gatling", "load generator"))
+                    ("python", "python3 (drivers, reports)"), ("gatling", "load generator"))
 
 
 def fmt(v, digits=0):
@@ -46,3 +47,12 @@ def write_report(path, lines):
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
+
+
+def gatling_version():
+    """"Gatling x.y.z (Java DSL)" from the load tests' client project (lib/gatling/pom.xml), "?" when unreadable."""
+    pom = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gatling", "pom.xml")
+    try:
+        return "Gatling %s (Java DSL)" % re.search(r"<gatling.version>([^<]+)<", open(pom).read()).group(1)
+    except (OSError, AttributeError):
+        return "?"

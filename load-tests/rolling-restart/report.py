@@ -12,7 +12,7 @@ from collections import Counter
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import loadstats  # noqa: E402
-from reporting import ENVIRONMENT_ROWS, environment_section, fmt, read_json, write_report  # noqa: E402
+from reporting import ENVIRONMENT_ROWS, environment_section, fmt, gatling_version, read_json, write_report  # noqa: E402
 import limits  # noqa: E402  (beside this file)
 
 # HAProxy httplog: ... backend/server Tq/Tw/Tc/Tr/Ta status bytes - - TERM ...
@@ -280,25 +280,10 @@ def plot(results, rows_by_run, out_png):
     return True
 
 
-def gatling_version(results_dir):
-    """"Gatling x.y.z (Java DSL, gatling-maven-plugin a.b.c)" from the client's own pom, or the python client."""
-    pom = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gatling", "pom.xml")
-    peak = read_json(os.path.join(results_dir, "peak.json"), {})
-    if peak.get("client", "gatling") != "gatling":
-        return "loadgen.py (python3 asyncio)"
-    try:
-        text = open(pom).read()
-        g = re.search(r"<gatling.version>([^<]+)<", text).group(1)
-        m = re.search(r"<gatling-maven-plugin.version>([^<]+)<", text).group(1)
-        return "Gatling %s (Java DSL, gatling-maven-plugin %s)" % (g, m)
-    except (OSError, AttributeError):
-        return "?"
-
-
 def main():
     results_dir, reports_dir = sys.argv[1], sys.argv[2]
     env = read_json(os.path.join(results_dir, "environment.json"), {})
-    env["gatling"] = gatling_version(results_dir)
+    env["gatling"] = gatling_version()
     peak = read_json(os.path.join(results_dir, "peak.json"), {})
     setup = limits.load_setup(results_dir)
     results, rows_by_run = [], {}
@@ -332,7 +317,7 @@ def main():
                 else "store %s CPU, " % limits.fmt_cpus(setup.get("store_cpu")), setup.get("cgroups")))
             if str(setup.get("cgroups", "")).startswith("v") else setup.get("cgroups")))
         w("")
-    environment_section(w, env, [key for key, _ in ENVIRONMENT_ROWS], {"python": "python3 (drivers, reports)"})
+    environment_section(w, env, [key for key, _ in ENVIRONMENT_ROWS])
     w("Everything runs on this one machine: the load generator, HAProxy and every service instance share its CPUs "
       "(and so do other people's processes when the load average above is not near 0).")
     w("")

@@ -14,7 +14,7 @@
 # 1. Measures the peak (lt_measure_peak in ../lib/lib.sh: climbs until the service fails; here by default: 0 errors
 #    and p99 <= 500 ms over 60 s judged, then LT_PEAK_REFINE halvings of the gap), unless PEAK_RPS is given.
 # 2. For each variant in MODES: HAProxy and INSTANCES fresh instances, warmed up off the record; then for each
-#    load level in LEVELS (% of the peak): one constant-rate open-model load through HAProxy (Gatling, LT_CLIENT) long
+#    load level in LEVELS (% of the peak): one constant-rate open-model load through HAProxy (Gatling, ../lib/gatling) long
 #    enough for MIN_REQUESTS requests (and at least WARMUP_S + MIN_ROLLS x (ROLL_S + ROLL_GAP_S)). Inside it, after WARMUP_S of steady state,
 #    rolling restarts (maxSurge 1 / maxUnavailable 0: for each running instance, start its replacement, wait until
 #    /health/ready answers 200, then SIGTERM the old one, timed by ../drain/drainwatch.py, and wait for its exit),
@@ -27,7 +27,7 @@
 # naive (the naive contender, NaiveShutdownMain from the test-tools jar: both listeners stop at the signal).
 # Settings (environment): MODES="graceful naive" LEVELS="100" INSTANCES=2 PEAK_RPS= MIN_REQUESTS=100000 WARMUP_S=10
 # ROLL_S=50 (100 with an INSTANCE_CPU limit) ROLL_GAP_S=20 MIN_ROLLS=2 MAX_ROLLS=4 READY_TIMEOUT_S=180
-# PEAK_FROM=<earlier results dir> LT_CLIENT=gatling|python, and the LT_* variables of ../lib/lib.sh (ports, HAProxy
+# PEAK_FROM=<earlier results dir>, and the LT_* variables of ../lib/lib.sh (ports, HAProxy
 # checks, shutdown timings, simulated latency, peak search, client lag limit LT_LAG_LIMIT_MS, time budget LT_BUDGET_S).
 #   STORE=postgres | redis | memory (postgres)
 #   INSTANCE_CPU=0.3   cores per instance (CFS quota); 0: no cgroup
@@ -43,8 +43,7 @@
 # killed on exit or Ctrl+C, and every cgroup made here removed.
 #
 # SMOKE=1 (a few seconds; results and report under target/load-tests-smoke/rolling-restart/): PEAK_RPS=50 instead of
-# the search, MODES=graceful, INSTANCES=1, one roll inside a 7 s load, LT_CLIENT=python (Gatling's Maven and JVM
-# start alone takes longer than the whole smoke budget; `LT_CLIENT=gatling SMOKE=1` runs it through Gatling); still
+# the search, MODES=graceful, INSTANCES=1, one roll inside a 7 s load (Gatling started without Maven, C1 only); still
 # on PostgreSQL in CPU-limited cgroups (INSTANCE_CPU=1 STORE_CPU=1; without write access to the cgroups, as a
 # non-root user, it runs unlimited and the report says so), with the staging shutdown budgets except pre-drain-delay
 # and metrics-linger (PT1S each, lib.sh's smoke value and a shorter linger: they are waits).
@@ -55,7 +54,7 @@ source "$HERE/setup.sh"
 if [ "${SMOKE:-0}" = 1 ]; then
   PEAK_RPS=${PEAK_RPS:-50} MODES=${MODES:-graceful} INSTANCES=${INSTANCES:-1} MIN_REQUESTS=${MIN_REQUESTS:-1}
   WARMUP_S=${WARMUP_S:-1} ROLL_S=${ROLL_S:-6} ROLL_GAP_S=${ROLL_GAP_S:-0} MIN_ROLLS=${MIN_ROLLS:-1}
-  MAX_ROLLS=${MAX_ROLLS:-1} READY_TIMEOUT_S=${READY_TIMEOUT_S:-60} LT_CLIENT=${LT_CLIENT:-python}
+  MAX_ROLLS=${MAX_ROLLS:-1} READY_TIMEOUT_S=${READY_TIMEOUT_S:-60}
   INSTANCE_CPU=${INSTANCE_CPU:-1} STORE_CPU=${STORE_CPU:-1} LT_PRE_DRAIN=${LT_PRE_DRAIN:-PT1S}
   LT_METRICS_LINGER=${LT_METRICS_LINGER:-PT1S}
 fi
@@ -99,7 +98,7 @@ rr_store_start
 printf '{"store": "%s", "store_description": "%s", "cgroups": "%s", "instance_cpu": %s, "store_cpu": %s, "shutdown_config": "%s", "shutdown": {%s}}\n' \
   "$STORE" "$RR_STORE_DESCRIPTION" "$RR_CGROUPS" "$INSTANCE_CPU" "$STORE_CPU" "$SHUTDOWN_CONFIG" \
   "$RR_SHUTDOWN_SOURCES" >"$LT_RESULTS/setup.json"
-[ "$LT_CLIENT" != gatling ] || lt_gatling_build
+lt_gatling_build
 if [ -n "${PEAK_FROM:-}" ]; then   # the peak search of an earlier results directory (same machine, same setup)
   "$PY" - "$PEAK_FROM/peak.json" "$(basename "$PEAK_FROM")" >"$LT_RESULTS/peak.json" <<'PYEOF'
 import json, sys
@@ -112,7 +111,7 @@ elif [ -z "${PEAK_RPS:-}" ]; then
   lt_measure_peak "$INSTANCES"
   rr_cgroups_drop_instances
 else
-  echo "{\"peak_rps\": $PEAK_RPS, \"given\": true, \"client\": \"$LT_CLIENT\"}" >"$LT_RESULTS/peak.json"
+  echo "{\"peak_rps\": $PEAK_RPS, \"given\": true, \"client\": \"gatling\"}" >"$LT_RESULTS/peak.json"
 fi
 
 BASE_JAVA_OPTS="$LT_JAVA_OPTS"
@@ -141,7 +140,7 @@ for variant in $MODES; do
     [ "$duration" -ge "$min_duration" ] || duration=$min_duration
     lt_new_run "$variant-$level"
     printf '{"mode": "%s", "variant": "%s", "java_opts": "%s", "client": "%s", "duration_s": %s, "warmup_s": %s, "skip_s": %s, "lag_limit_ms": %s, "level_pct": %s, "rate_rps": %s, "instances": %s, "pre_drain_delay": "%s", "drain_timeout": "%s", "cleanup_timeout": "%s", "metrics_linger": "%s", "hard_deadline": "%s", "check_inter_ms": %s, "check_fall": %s, "check_rise": %s, "check_timeout_ms": %s, "simulated_latency": "%s", "simulated_jitter": "%s", "store": "%s", "instance_cpu": %s, "store_cpu": %s}\n' \
-      "$mode" "$variant" "${LT_JAVA_OPTS# }" "$LT_CLIENT" "$duration" "$WARMUP_S" "$LT_PEAK_SKIP_S" "$LT_LAG_LIMIT_MS" "$level" "$rate" "$INSTANCES" "$LT_PRE_DRAIN" \
+      "$mode" "$variant" "${LT_JAVA_OPTS# }" gatling "$duration" "$WARMUP_S" "$LT_PEAK_SKIP_S" "$LT_LAG_LIMIT_MS" "$level" "$rate" "$INSTANCES" "$LT_PRE_DRAIN" \
       "$LT_DRAIN_TIMEOUT" "$LT_CLEANUP_TIMEOUT" "$LT_METRICS_LINGER" "$LT_HARD_DEADLINE" "$LT_CHECK_INTER_MS" "$LT_CHECK_FALL" "$LT_CHECK_RISE" \
       "$LT_CHECK_TIMEOUT_MS" "$LT_LATENCY" "$LT_JITTER" "$STORE" "$INSTANCE_CPU" "$STORE_CPU" >"$LT_RUN_DIR/run.json"
     lt_log "run $variant at $level% = $rate rps for $duration s: restarting s${running// /, s} into s${spare// /, s}"

@@ -87,9 +87,9 @@ class LoadTestSmokeIT {
         submit("post-path", List.of(), Map.of(), List.of("wrk", "redis-server", "curl", "postgres"));
         // PostgreSQL with the lifecycle (captures, voids, expiries): every check of the plain soak plus its own.
         submit("fault-soak-lifecycle-postgres", List.of("--store", "postgres", "--lifecycle"), Map.of(),
-               List.of("curl", "postgres"));
+               List.of("curl", "postgres", "python3-aiohttp"));
         submit("fault-soak-redis", List.of("--store", "redis"), Map.of(),
-               List.of("redis-server", "redis-cli", "curl", "postgres"));
+               List.of("redis-server", "redis-cli", "curl", "postgres", "python3-aiohttp"));
         submit("drain", List.of(), Map.of("LT_BASE_PORT", "18300"), List.of("haproxy", "curl"));
         submit("store-throughput", List.of(), Map.of(), List.of("wrk", "redis-server", "curl", "postgres"));
         // The staging setup: PostgreSQL, each instance and the store in a CPU-limited cgroup (unlimited when not root).

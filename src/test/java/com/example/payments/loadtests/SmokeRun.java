@@ -113,9 +113,10 @@ public record SmokeRun(String name, Path out, int exit, Duration elapsed, List<S
     }
 
     /**
-     * The tools of a list this machine lacks; {@code postgres} stands for PostgreSQL's server binaries.
+     * The tools of a list this machine lacks; {@code postgres} stands for PostgreSQL's server binaries, a
+     * {@code python3-} name for that Debian package's module in {@code /usr/bin/python3}.
      *
-     * @param tools executable names
+     * @param tools executable names, or {@code python3-<module>}
      * @return the missing ones, in order
      */
     public static List<String> missing(List<String> tools) {
@@ -124,12 +125,27 @@ public record SmokeRun(String name, Path out, int exit, Duration elapsed, List<S
             missing.add("python3");
         }
         for (String tool : tools) {
-            boolean present = tool.equals("postgres") ? LoadTestSmokeIT.postgresInstalled() : Tools.onPath(tool);
+            boolean present = tool.equals("postgres") ? LoadTestSmokeIT.postgresInstalled()
+                    : tool.startsWith("python3-") ? pythonImports(tool.substring("python3-".length()))
+                    : Tools.onPath(tool);
             if (!present) {
                 missing.add(tool);
             }
         }
         return missing;
+    }
+
+    private static boolean pythonImports(String module) {
+        try {
+            Process python = new ProcessBuilder("/usr/bin/python3", "-c", "import " + module)
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            return python.waitFor() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     /**

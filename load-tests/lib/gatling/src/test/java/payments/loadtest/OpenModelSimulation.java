@@ -3,6 +3,7 @@ package payments.loadtest;
 import static io.gatling.javaapi.core.CoreDsl.StringBody;
 import static io.gatling.javaapi.core.CoreDsl.constantUsersPerSec;
 import static io.gatling.javaapi.core.CoreDsl.scenario;
+import static io.gatling.javaapi.core.CoreDsl.stopLoadGeneratorIf;
 import static io.gatling.javaapi.http.HttpDsl.header;
 import static io.gatling.javaapi.http.HttpDsl.http;
 import static io.gatling.javaapi.http.HttpDsl.status;
@@ -21,15 +22,19 @@ import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Open-model load for the rolling-restart benchmark: a constant arrival rate of one-request virtual users through
- * HAProxy on 127.0.0.1, whatever happens to earlier requests (a stalled server shows up as latency, not as less
- * load).
+ * The load tests' open-model client (rolling restart, drain, the warm-up of their clusters): a constant arrival rate
+ * of one-request virtual users to one port on 127.0.0.1 (HAProxy's, or an instance's own), whatever happens to earlier
+ * requests (a stalled server shows up as latency, not as less load).
  *
  * <p>Every user sends one request: every {@code pingEvery}-th is {@code GET /ping}, the others
  * {@code POST /v1/authorizations} with a fresh {@code Idempotency-Key} that is never sent again. No retries (Gatling
- * never retries on its own). Each request's outcome goes to one row of a CSV with the columns of
- * {@code loadgen.py} ({@code seq,method,key,due_ms,start_ms,end_ms,latency_ms,status,error,backend,replayed,
- * reused_conn}; epoch milliseconds), so {@code loadstats.py} and {@code report.py} read both.
+ * never retries on its own). Each request's outcome goes to one row of a CSV ({@code seq,method,key,due_ms,
+ * start_ms,end_ms,latency_ms,status,error,backend,replayed,reused_conn}; epoch milliseconds; {@code reused_conn} is
+ * always empty: Gatling does not say), which {@code loadstats.py} and the reports read.
+ *
+ * <p>Stopping early (the drain scenario stops the load a second after the instance it drains has exited): once the
+ * file {@code lt.stopFile} exists, no new user sends a request, and the first user to arrive when none is in flight
+ * stops the load generator; every request sent has its row by then.
  *
  * <p>Schedule check: user {@code seq} is due at {@code t0 + seq / rate} ({@code constantUsersPerSec} without
  * {@code randomized()} spaces users evenly). The simulation writes t0 = the first user's start; {@code loadstats.py
@@ -40,7 +45,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>System properties: {@code lt.port} (HAProxy's port, required), {@code lt.rate} (users/s, required),
  * {@code lt.duration} (s, required), {@code lt.out} (CSV path, required), {@code lt.keyPrefix} (default: a random
- * one), {@code lt.pingEvery} (default 10; 0: no pings), {@code lt.timeoutMs} (per request, default 20000).
+ * one), {@code lt.pingEvery} (default 10; 0: no pings), {@code lt.timeoutMs} (per request, default 20000),
+ * {@code lt.stopFile} (default: none, the load runs for its whole duration).
  */
 public class OpenModelSimulation extends Simulation {
 
@@ -58,6 +64,10 @@ public class OpenModelSimulation extends Simulation {
     private final int pingEvery = Integer.getInteger("lt.pingEvery", 10);
     private final int timeoutMs = Integer.getInteger("lt.timeoutMs", 20_000);
     private final Path out = Path.of(System.getProperty("lt.out", "requests.csv"));
+    private final Path stopFile = System.getProperty("lt.stopFile", "").isEmpty()
+            ? null : Path.of(System.getProperty("lt.stopFile"));
+    private volatile boolean stopping;
+    private final AtomicLong inFlight = new AtomicLong();
 
     private final AtomicLong nextSeq = new AtomicLong();
     private final AtomicLong t0Nanos = new AtomicLong(Long.MIN_VALUE);
@@ -82,15 +92,31 @@ public class OpenModelSimulation extends Simulation {
         return (nanos - nanoBase) / 1e6 + epochBase;
     }
 
-    /** First action of every user: its sequence number, its due time on the schedule and the time it started. */
+    private boolean stopping() {
+        if (!stopping && stopFile != null && Files.exists(stopFile)) {
+            stopping = true;
+        }
+        return stopping;
+    }
+
+    /**
+     * First action of every user: its sequence number, its due time on the schedule and the time it started; or,
+     * once the stop file exists, {@code skip} (counted in flight first and checked after, so that the user who stops
+     * the generator cannot overtake one about to send).
+     */
     private Session begin(Session session) {
+        inFlight.incrementAndGet();
+        if (stopping()) {
+            inFlight.decrementAndGet();
+            return session.set("skip", true);
+        }
         long now = System.nanoTime();
         long seq = nextSeq.getAndIncrement();
         t0Nanos.compareAndSet(Long.MIN_VALUE, now);
         long due = t0Nanos.get() + Math.round(seq * 1e9 / rate);
         boolean ping = pingEvery > 0 && seq % pingEvery == 0;
         return session.setAll(java.util.Map.of(
-                "seq", seq, "due", due, "start", now, "ping", ping,
+                "skip", false, "seq", seq, "due", due, "start", now, "ping", ping,
                 "key", ping ? "" : keyPrefix + "-" + seq,
                 "body", String.format(Locale.ROOT, BODY, seq, 100 + seq % 9000)));
     }
@@ -117,6 +143,7 @@ public class OpenModelSimulation extends Simulation {
                 throw new UncheckedIOException(e);
             }
         }
+        inFlight.decrementAndGet();
         return session;
     }
 
@@ -149,6 +176,9 @@ public class OpenModelSimulation extends Simulation {
 
     private final ScenarioBuilder users = scenario("open model")
             .exec(this::begin)
+            .exec(stopLoadGeneratorIf("stop file " + stopFile, session -> session.getBoolean("skip")
+                    && inFlight.get() == 0))
+            .exitHereIf(session -> session.getBoolean("skip"))
             .doIfOrElse(session -> session.getBoolean("ping")).then(ping).orElse(post)
             .exec(this::record);
 
