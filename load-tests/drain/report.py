@@ -281,8 +281,8 @@ def main():
         w("")
     w("## The grace period")
     w("")
-    w("Rule of thumb from the field (Part 8 of the design notes): `terminationGracePeriodSeconds ≈ p99 drain × "
-      "1.5`, plus the preStop sleep, which Kubernetes counts against the grace period. With a preStop sleep of "
+    w("Rule of thumb from the field (a margin of half the measured drain for a slower day): "
+      "`terminationGracePeriodSeconds ≈ p99 drain × 1.5`, plus the preStop sleep, which Kubernetes counts against the grace period. With a preStop sleep of "
       "%g s:" % prestop)
     w("")
     w("- from the p99 of *total* (%s ms): %g + ceil(%.2f × 1.5) = **%d s**" % (

@@ -1,5 +1,8 @@
 package com.example.payments.docs;
 
+import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -9,6 +12,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 
@@ -21,12 +25,22 @@ import static org.hamcrest.Matchers.lessThanOrEqualTo;
 /**
  * What keeps the documentation honest without running the service: every relative link of README.md and docs/
  * resolves (file and heading anchor), every curl example is runnable or visibly marked illustrative
- * ({@link Docs}), illustrative examples stay rare, and the README stays a five-minute read.
+ * ({@link Docs}), illustrative examples stay rare, the README stays a five-minute read, and nothing the repository
+ * holds points at a document a forker does not get.
  */
 class DocConventionsTest {
 
     private static final Pattern LINK = Pattern.compile("\\[[^\\]]*]\\(([^)\\s]+)\\)");
     private static final Pattern CODE_SPAN = Pattern.compile("`[^`]*`");
+    /**
+     * Pointers to documents outside the repository: the team's design contract and style guide, issue numbers, the
+     * seed articles and their parts, the workspace's shared folder.
+     */
+    private static final Pattern OUTSIDE = Pattern.compile(
+            "DESIGN(\\.md| §)|STYLE\\.md|\\bissues? #?[0-9]+\\b|\\bseeds/|design notes|\\bPart [0-9]+ of\\b|\\.\\./shared\\b");
+    /** Not scanned: build output, tools, raw results, and reports (records of earlier runs; their generators are). */
+    private static final Pattern NOT_SCANNED = Pattern.compile(
+            "(^|/)(\\.git|target|\\.tools|node_modules|results|reports)(/|$)");
 
     @Test
     void everyRelativeLinkResolvesToAFileAndHeading() {
@@ -90,6 +104,44 @@ class DocConventionsTest {
         assertThat("the wrapper pins a Maven version", Files.readString(
                 Path.of(".mvn", "wrapper", "maven-wrapper.properties")).contains("distributionUrl="), is(true));
         assertThat("mvnw is executable", Files.isExecutable(Path.of("mvnw")), is(true));
+    }
+
+    @Test
+    void nothingPointsAtADocumentOutsideTheRepository() throws IOException {
+        List<String> found = new ArrayList<>();
+        int files = 0;
+        try (Stream<Path> all = Files.walk(Path.of("."))) {
+            for (Path file : all.filter(Files::isRegularFile).toList()) {
+                String name = file.toString().substring(2);
+                if (NOT_SCANNED.matcher(name).find() || file.endsWith("DocConventionsTest.java")) {
+                    continue;
+                }
+                List<String> lines;
+                try {
+                    lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+                } catch (CharacterCodingException binary) {
+                    continue;
+                }
+                files++;
+                for (int i = 0; i < lines.size(); i++) {
+                    Matcher outside = OUTSIDE.matcher(lines.get(i));
+                    if (outside.find()) {
+                        found.add(name + ":" + (i + 1) + ": " + outside.group());
+                    }
+                }
+            }
+        }
+        assertThat("text files scanned", files, greaterThan(300));
+        assertThat("pointers to documents outside the repository", found, empty());
+    }
+
+    @Test
+    void theOutsidePointersAreRecognised() {
+        for (String line : List.of("see DESIGN §8", "as issue 13 asks", "rule of thumb (Part 8 of the notes)",
+                                   "../shared/seeds/x.md", "from the design notes")) {
+            assertThat(line, OUTSIDE.matcher(line).find(), is(true));
+        }
+        assertThat(OUTSIDE.matcher("an issuer's 409 in docs/design.md").find(), is(false));
     }
 
     @Test
