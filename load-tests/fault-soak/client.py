@@ -34,6 +34,7 @@ every replica, and keeps every authorization's GET (its current state) for the r
 import argparse
 import asyncio
 import csv
+import errno
 import hashlib
 import json
 import os
@@ -81,9 +82,12 @@ def error_name(e):
     if isinstance(e, aiohttp.ClientPayloadError):
         return "incomplete_response"
     cause = e.os_error if isinstance(e, aiohttp.ClientConnectorError) else e
-    if isinstance(cause, ConnectionRefusedError):
+    # aiohttp reports a reset while sending or reading as ClientOSError with the errno, not as ConnectionResetError
+    code = getattr(cause, "errno", None)
+    if isinstance(cause, ConnectionRefusedError) or code == errno.ECONNREFUSED:
         return "connect_refused"
-    if isinstance(cause, (ConnectionResetError, BrokenPipeError, aiohttp.ServerDisconnectedError)):
+    if (isinstance(cause, (ConnectionResetError, BrokenPipeError, aiohttp.ServerDisconnectedError))
+            or code in (errno.ECONNRESET, errno.EPIPE)):
         return "connection_reset"
     if isinstance(cause, OSError):
         return "os_error_%s" % (cause.errno or type(cause).__name__)
@@ -134,7 +138,8 @@ class Client:
         method, path, headers, data = req
         try:
             async with asyncio.timeout(timeout):
-                async with replica.http().request(method, path, headers=headers, data=data,
+                # data None, not b"": aiohttp would give an empty body a Content-Type of its own
+                async with replica.http().request(method, path, headers=headers, data=data or None,
                                                   allow_redirects=False) as response:
                     body = await response.read()
                     return (response.status, {k.lower(): v for k, v in response.headers.items()}, body, "")

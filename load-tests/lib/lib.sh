@@ -574,12 +574,23 @@ lt_end_run() {
 LT_GATLING_DIR="$LT_DIR/lib/gatling"
 LT_CLIENT_PID=""
 LT_CLIENT_OUT=""
-# The client's JVM: its own heap and the options the Gatling Maven plugin gives it (the opens its stats writer and
-# Netty need on JDK 25); in a smoke run C1 only and the serial collector.
-LT_GATLING_JVM_OPTS="${LT_GATLING_JVM_OPTS:--Xms512m -Xmx1g -XX:MaxInlineLevel=20 -XX:MaxTrivialSize=12}"
-[ "$LT_SMOKE" = 0 ] || LT_GATLING_JVM_OPTS="-Xms64m -Xmx512m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
-LT_GATLING_JVM_OPTS="$LT_GATLING_JVM_OPTS --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED \
---add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/jdk.internal.misc=ALL-UNNAMED"
+# The client's JVM: its own heap (the Gatling Maven plugin's settings; in a smoke run a small one, C1 only and the
+# serial collector), plus the opens its stats writer needs (lt_gatling_java_opts).
+if [ "$LT_SMOKE" = 1 ]; then
+  LT_GATLING_JVM_OPTS="${LT_GATLING_JVM_OPTS:--Xms64m -Xmx512m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC}"
+else
+  LT_GATLING_JVM_OPTS="${LT_GATLING_JVM_OPTS:--Xms512m -Xmx1g -XX:MaxInlineLevel=20 -XX:MaxTrivialSize=12}"
+fi
+
+# lt_gatling_java_opts: LT_GATLING_JVM_OPTS and what Gatling's Maven plugin adds on the JDK in JAVA_HOME (the
+# sun.misc.Unsafe switch exists from JDK 23 on; JDK 21 and 22 refuse to start with it).
+lt_gatling_java_opts() {
+  local major
+  major="$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
+  printf '%s --enable-native-access=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED' "$LT_GATLING_JVM_OPTS"
+  printf ' --add-opens=java.base/jdk.internal.misc=ALL-UNNAMED'
+  [ "${major:-0}" -lt 23 ] || printf ' --sun-misc-unsafe-memory-access=allow'
+}
 
 # lt_gatling_build: compiles the simulation and writes Gatling's class path, unless both are newer than its sources;
 # the first build resolves Gatling from Maven Central into ~/.m2 (later ones work offline). Scenarios running at the
@@ -596,7 +607,9 @@ lt_gatling_build() {
     fi
     lt_log "building the Gatling client ($LT_GATLING_DIR)"
     rm -f "$built"
-    cd "$LT_GATLING_DIR" && { mvn -B -q -o test-compile || mvn -B -q test-compile; } >"$log" 2>&1 && touch "$built"
+    # the repository's Maven wrapper (the version it pins; it finds .mvn/ in the repository root)
+    cd "$LT_GATLING_DIR" && { "$LT_ROOT/mvnw" -B -q -o test-compile || "$LT_ROOT/mvnw" -B -q test-compile; } \
+      >"$log" 2>&1 && touch "$built"
   ) 9>"$LT_GATLING_DIR/target/.build.lock" || { lt_log "Gatling build failed; see $log"; exit 1; }
   LT_GATLING_BUILT=1
 }
@@ -608,9 +621,10 @@ lt_client_start() {
   local rate=$1 duration=$2 out=$3 prefix=${4:-lt$(lt_now_ms)} port=${5:-$LT_HAPROXY_PORT}
   LT_CLIENT_OUT=$out
   [ -n "${LT_GATLING_BUILT:-}" ] || lt_gatling_build
+  [ -n "${LT_GATLING_JAVA_OPTS:-}" ] || LT_GATLING_JAVA_OPTS="$(lt_gatling_java_opts)"
   rm -f "$out" "${out%.csv}.stop"
   # shellcheck disable=SC2086  # the JVM options are words
-  "$JAVA_HOME/bin/java" $LT_GATLING_JVM_OPTS \
+  "$JAVA_HOME/bin/java" $LT_GATLING_JAVA_OPTS \
     -cp "$LT_GATLING_DIR/target/test-classes:$(cat "$LT_GATLING_DIR/target/classpath.txt")" \
     -Dlt.port="$port" -Dlt.rate="$rate" -Dlt.duration="$duration" -Dlt.out="$out" -Dlt.keyPrefix="$prefix" \
     -Dlt.stopFile="${out%.csv}.stop" io.gatling.app.Gatling --simulation payments.loadtest.OpenModelSimulation \

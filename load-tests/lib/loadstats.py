@@ -126,7 +126,7 @@ def rebase(path):
     with open(path, newline="") as f:
         reader = csv.reader(f)
         header = next(reader)
-        rows = list(reader)
+        rows = [r for r in reader if len(r) == len(header)]   # a half-written last row (a killed client) goes
     i_due, i_start, i_end, i_lat = (header.index(k) for k in ("due_ms", "start_ms", "end_ms", "latency_ms"))
     shift = max([0.0] + [float(r[i_due]) - float(r[i_start]) for r in rows])
     if shift > 0:

@@ -68,6 +68,7 @@ public class OpenModelSimulation extends Simulation {
             ? null : Path.of(System.getProperty("lt.stopFile"));
     private volatile boolean stopping;
     private final AtomicLong inFlight = new AtomicLong();
+    private boolean firstRowFlushed;   // guarded by csv
 
     private final AtomicLong nextSeq = new AtomicLong();
     private final AtomicLong t0Nanos = new AtomicLong(Long.MIN_VALUE);
@@ -139,6 +140,10 @@ public class OpenModelSimulation extends Simulation {
         synchronized (csv) {
             try {
                 csv.write(row);
+                if (!firstRowFlushed) {   // lib.sh waits for a first row on disk to know the load has begun
+                    csv.flush();
+                    firstRowFlushed = true;
+                }
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
