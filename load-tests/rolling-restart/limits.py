@@ -94,6 +94,8 @@ def setup_section(w, setup, run0):
               ", PostgreSQL and Redis together in one limited to **%s CPU**" % fmt_cpus(setup.get("store_cpu"))))
     else:
         w("- **CPU limits**: none: %s." % cg)
+    if setup.get("aot_cache"):
+        w("- **AOT cache** (JDK 25, as the image starts): %s." % setup["aot_cache"])
     shutdown = setup.get("shutdown") or {}
     if shutdown:
         w("- **Shutdown budgets** (`shutdown.*`, from `%s`; a value given as an `LT_*` variable wins): %s." % (

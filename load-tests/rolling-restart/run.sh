@@ -37,6 +37,8 @@
 #   at 70 rps take 24 minutes per variant.)
 #   A CPU-limited cluster is warmed up off the record for LT_WARMUP_S=30 s at LT_WARMUP_RPS=50 (a throttled JIT
 #   needs longer than the unlimited default of 8 s at 100 rps).
+#   AOT=1              the instances start from an AOT cache (JDK 25) trained once, first, the way the image's
+#                      build trains its own (rr_aot_train in setup.sh); 0: without (a cold JIT at every start)
 #   SHUTDOWN_CONFIG=config/base/base.yaml   the shutdown.* values of the instances (pre-drain-delay,
 #                      drain-timeout, cleanup-timeout, metrics-linger, hard-deadline; a key it does not set: the
 #                      default of src/main/resources/application.yaml); an LT_PRE_DRAIN, LT_DRAIN_TIMEOUT,
@@ -60,13 +62,14 @@ if [ "${SMOKE:-0}" = 1 ]; then
   PEAK_RPS=${PEAK_RPS:-50} MODES=${MODES:-graceful} INSTANCES=${INSTANCES:-1} MIN_REQUESTS=${MIN_REQUESTS:-1}
   WARMUP_S=${WARMUP_S:-1} ROLL_S=${ROLL_S:-6} ROLL_GAP_S=${ROLL_GAP_S:-0} MIN_ROLLS=${MIN_ROLLS:-1}
   MAX_ROLLS=${MAX_ROLLS:-1} READY_TIMEOUT_S=${READY_TIMEOUT_S:-60}
-  INSTANCE_CPU=${INSTANCE_CPU:-1} STORE_CPU=${STORE_CPU:-1} LT_PRE_DRAIN=${LT_PRE_DRAIN:-PT1S}
+  INSTANCE_CPU=${INSTANCE_CPU:-1} STORE_CPU=${STORE_CPU:-1} LT_PRE_DRAIN=${LT_PRE_DRAIN:-PT1S} AOT=${AOT:-0}
   LT_METRICS_LINGER=${LT_METRICS_LINGER:-PT1S}
 fi
 STORE="${STORE:-postgres}"
 INSTANCE_CPU="${INSTANCE_CPU:-0.5}"
 STORE_CPU="${STORE_CPU:-1}"
 SHUTDOWN_CONFIG="${SHUTDOWN_CONFIG:-config/base/base.yaml}"
+AOT="${AOT:-1}"
 case "$STORE" in
   postgres|redis|memory) ;;
   *) echo "STORE must be postgres, redis or memory, not '$STORE'" >&2; exit 2 ;;
@@ -101,9 +104,10 @@ lt_init rolling-restart
 lt_log "results in $LT_RESULTS"
 rr_cgroups_init
 rr_store_start
-printf '{"store": "%s", "store_description": "%s", "cgroups": "%s", "instance_cpu": %s, "store_cpu": %s, "shutdown_config": "%s", "shutdown": {%s}}\n' \
+rr_aot_train
+printf '{"store": "%s", "store_description": "%s", "cgroups": "%s", "instance_cpu": %s, "store_cpu": %s, "shutdown_config": "%s", "shutdown": {%s}, "aot_cache": "%s"}\n' \
   "$STORE" "$RR_STORE_DESCRIPTION" "$RR_CGROUPS" "$INSTANCE_CPU" "$STORE_CPU" "$SHUTDOWN_CONFIG" \
-  "$RR_SHUTDOWN_SOURCES" >"$LT_RESULTS/setup.json"
+  "$RR_SHUTDOWN_SOURCES" "$RR_AOT_DESCRIPTION" >"$LT_RESULTS/setup.json"
 lt_gatling_build
 if [ -n "${PEAK_FROM:-}" ]; then   # the peak search of an earlier results directory (same machine, same setup)
   "$PY" - "$PEAK_FROM/peak.json" "$(basename "$PEAK_FROM")" >"$LT_RESULTS/peak.json" <<'PYEOF'

@@ -8,6 +8,8 @@
 #                             FILE lacks), each unless already set; before lib.sh is sourced. "none": nothing.
 # rr_cgroups_init             the parent cgroup (when INSTANCE_CPU or STORE_CPU is a limit); RR_CGROUPS says how
 # rr_store_start              starts STORE in its cgroup; appends the service's -D options to LT_JAVA_OPTS
+# rr_aot_train                the AOT cache of the image (AOT=1): one training run of an instance, as the Dockerfile
+#                             makes it; every instance started afterwards uses it (LT_JAVA_OPTS)
 # rr_cgroups_snapshot LABEL   appends every cgroup's cpu.stat and the machine's CPU counters to the run's
 #                             cgroups.jsonl (the report subtracts one label's from another's)
 # lt_before_instance SLOT     (called by lib.sh's lt_start_instance) a new cgroup for the instance about to start
@@ -119,6 +121,36 @@ rr_cgroups_snapshot() {
 }
 
 lt_on_peak_step() { rr_cgroups_snapshot "step-$1-$2-$3"; }
+
+# ---- the AOT cache ----
+RR_AOT_DESCRIPTION="none (AOT=0)"
+
+rr_aot_train() {
+  [ "$AOT" = 1 ] || return 0
+  if ! "$JAVA_HOME/bin/java" -XX:+PrintFlagsFinal -version 2>/dev/null | grep -q ' AOTCacheOutput '; then
+    RR_AOT_DESCRIPTION="none: $JAVA_HOME has no AOT cache (JDK 25+)"
+    lt_log "AOT=1, but $RR_AOT_DESCRIPTION"
+    return 0
+  fi
+  # Like the image's build: the service boots on the real store, runs its warm-up, is stopped by SIGTERM, and the
+  # JVM writes the cache at its exit. Same JVM options as the instances that use it (a cache trained with other
+  # flags is refused by the JVM, silently).
+  local cache="$LT_RESULTS/app.aot" started
+  lt_new_run aottraining   # no "-": report.py reads every "<variant>-<level>" directory as a run
+  started=$(lt_now_ms)
+  lt_start_instance 1 graceful -XX:AOTCacheOutput="$cache"
+  lt_wait_ready 1 "$READY_TIMEOUT_S"
+  lt_sigterm 1
+  rr_cgroups_drop_instances
+  if [ ! -s "$cache" ]; then
+    lt_log "the AOT training run left no cache (see $LT_RUN_DIR); instances run without one"
+    RR_AOT_DESCRIPTION="none: the training run left no cache"
+    return 0
+  fi
+  LT_JAVA_OPTS="$LT_JAVA_OPTS -XX:AOTCache=$cache"
+  RR_AOT_DESCRIPTION="trained once ($(( ($(lt_now_ms) - started) / 1000 )) s: boot, warm-up, SIGTERM), $(( $(stat -c %s "$cache") / 1048576 )) MiB"
+  lt_log "AOT cache: $RR_AOT_DESCRIPTION"
+}
 
 # ---- the store ----
 RR_STORE_DESCRIPTION="in-memory stores in each instance"
