@@ -347,9 +347,10 @@ def main():
     w("- **Rolling restart** (maxSurge 1, maxUnavailable 0): for each old instance, start the replacement, wait "
       "for its `/health/ready` 200, send SIGTERM to the old one, wait for its exit. Each level is one load run of "
       "%s s (long enough for >= 100,000 requests, and for the roll): %s s of steady state, then the roll, then "
-      "steady state again until the planned end. One cluster per variant, warmed up off the record (8 s at "
-      "100 rps) before its first level; the replacements are fresh JVMs, as in a real deploy." % (
-          run0.get("duration_s", "?"), run0.get("warmup_s", "?")))
+      "steady state again until the planned end. One cluster per variant, warmed up off the record (%s s at "
+      "%s rps) before its first level; the replacements are fresh JVMs, as in a real deploy." % (
+          run0.get("duration_s", "?"), run0.get("warmup_s", "?"), setup.get("cluster_warmup_s", 8),
+          setup.get("cluster_warmup_rps", 100)))
     w("- **Variants**: *graceful* = the service's shutdown sequence, with its warm-up before ready at its "
       "default (`warm-up.requests` 500); *graceful-nowarmup* = the same with `warm-up.requests=0` (cold "
       "replacements take traffic as soon as ready); *naive* = see below.")
@@ -397,8 +398,8 @@ def main():
         w("**Peak = %s rps, %s.** Load levels below are percentages of it." % (
             peak.get("peak_rps"),
             "service-limited (the next step failed on the service's side)" if limited == "service" else
-            "NOT service-limited: the next step was invalid twice (the client could not keep its schedule), so "
-            "the service's peak is at least this" if limited == "client" else "search stopped by the %s" % limited))
+            "NOT service-limited: the next step's last attempt was invalid (the client could not keep its "
+            "schedule; the table shows each attempt), so the service's peak is at least this" if limited == "client" else "search stopped by the %s" % limited))
     w("")
     limits.goals_section(w, results)
     w("## Results")

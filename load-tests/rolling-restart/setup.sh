@@ -127,7 +127,8 @@ RR_AOT_DESCRIPTION="none (AOT=0)"
 
 rr_aot_train() {
   [ "$AOT" = 1 ] || return 0
-  if ! "$JAVA_HOME/bin/java" -XX:+PrintFlagsFinal -version 2>/dev/null | grep -q ' AOTCacheOutput '; then
+  # the flag, not a trial cache; grep without -q, which could close the pipe before java has written (pipefail)
+  if ! "$JAVA_HOME/bin/java" -XX:+PrintFlagsFinal -version 2>/dev/null | grep ' AOTCacheOutput ' >/dev/null; then
     RR_AOT_DESCRIPTION="none: $JAVA_HOME has no AOT cache (JDK 25+)"
     lt_log "AOT=1, but $RR_AOT_DESCRIPTION"
     return 0
@@ -135,16 +136,26 @@ rr_aot_train() {
   # Like the image's build: the service boots on the real store, runs its warm-up, is stopped by SIGTERM, and the
   # JVM writes the cache at its exit. Same JVM options as the instances that use it (a cache trained with other
   # flags is refused by the JVM, silently).
-  local cache="$LT_RESULTS/app.aot" started
+  local cache="$LT_RESULTS/app.aot" started word opts=""
+  # A cache given already (the smoke's shared one, or a user's) goes: the JVM refuses AOTCache beside AOTCacheOutput.
+  for word in $LT_JAVA_OPTS; do [[ "$word" == -XX:AOTCache=* ]] || opts="$opts $word"; done
+  LT_JAVA_OPTS="${opts# }"
   lt_new_run aottraining   # no "-": report.py reads every "<variant>-<level>" directory as a run
   started=$(lt_now_ms)
   lt_start_instance 1 graceful -XX:AOTCacheOutput="$cache"
-  lt_wait_ready 1 "$READY_TIMEOUT_S"
+  if ! lt_wait_ready 1 "$READY_TIMEOUT_S"; then
+    lt_stop_all
+    rr_cgroups_drop_instances
+    lt_log "the AOT training run never turned ready (see $LT_RUN_DIR); instances run without a cache"
+    RR_AOT_DESCRIPTION="none: the training run never turned ready"
+    return 0
+  fi
   lt_sigterm 1
   rr_cgroups_drop_instances
-  if [ ! -s "$cache" ]; then
-    lt_log "the AOT training run left no cache (see $LT_RUN_DIR); instances run without one"
-    RR_AOT_DESCRIPTION="none: the training run left no cache"
+  if [ "$LT_EXIT_STATUS" != 0 ] || [ ! -s "$cache" ]; then   # the Dockerfile's build requires both too
+    lt_log "the AOT training run exited with status $LT_EXIT_STATUS, cache ${cache}: $( [ -s "$cache" ] && echo written || echo none); instances run without one"
+    RR_AOT_DESCRIPTION="none: the training run exited with status $LT_EXIT_STATUS"
+    rm -f "$cache"
     return 0
   fi
   LT_JAVA_OPTS="$LT_JAVA_OPTS -XX:AOTCache=$cache"
