@@ -32,9 +32,9 @@
 #   STORE=postgres | redis | memory (postgres)
 #   INSTANCE_CPU=0.5   cores per instance (CFS quota); 0: no cgroup
 #   STORE_CPU=1        cores for PostgreSQL and Redis together; 0: no cgroup
-#   (0.3 and 0.4, tried first: a PostgreSQL throttled at 0.4 CPU held its row locks past lock-timeout and its
-#   connections past connection-timeout at 70-80 rps, so the peak was the database's quota, and 100,000 requests
-#   at 70 rps take 24 minutes per variant.)
+#   (Tried first: with 0.3 and 0.4 no peak step passed at 100 rps; with 0.5 and 0.4 a PostgreSQL throttled in
+#   bursts held row locks past lock-timeout and connections past connection-timeout at 80 rps, so the peak (70 rps)
+#   was the database's quota, and 100,000 requests at 70 rps take 24 minutes per variant.)
 #   A CPU-limited cluster is warmed up off the record for LT_WARMUP_S=30 s at LT_WARMUP_RPS=50 (a throttled JIT
 #   needs longer than the unlimited default of 8 s at 100 rps).
 #   AOT=1              the instances start from an AOT cache (JDK 25) trained once, first, the way the image's
@@ -105,9 +105,9 @@ lt_log "results in $LT_RESULTS"
 rr_cgroups_init
 rr_store_start
 rr_aot_train
-printf '{"store": "%s", "store_description": "%s", "cgroups": "%s", "instance_cpu": %s, "store_cpu": %s, "shutdown_config": "%s", "shutdown": {%s}, "aot_cache": "%s"}\n' \
+printf '{"store": "%s", "store_description": "%s", "cgroups": "%s", "instance_cpu": %s, "store_cpu": %s, "shutdown_config": "%s", "shutdown": {%s}, "aot_cache": "%s", "cluster_warmup_s": %s, "cluster_warmup_rps": %s}\n' \
   "$STORE" "$RR_STORE_DESCRIPTION" "$RR_CGROUPS" "$INSTANCE_CPU" "$STORE_CPU" "$SHUTDOWN_CONFIG" \
-  "$RR_SHUTDOWN_SOURCES" "$RR_AOT_DESCRIPTION" >"$LT_RESULTS/setup.json"
+  "$RR_SHUTDOWN_SOURCES" "$RR_AOT_DESCRIPTION" "${LT_WARMUP_S:-8}" "${LT_WARMUP_RPS:-100}" >"$LT_RESULTS/setup.json"
 lt_gatling_build
 if [ -n "${PEAK_FROM:-}" ]; then   # the peak search of an earlier results directory (same machine, same setup)
   "$PY" - "$PEAK_FROM/peak.json" "$(basename "$PEAK_FROM")" >"$LT_RESULTS/peak.json" <<'PYEOF'
