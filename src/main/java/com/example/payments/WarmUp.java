@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
@@ -62,6 +63,8 @@ final class WarmUp {
     private static final String PATH = "/v1/authorizations";
 
     private static final int MAX_CLIENTS = 16;
+    // The warm-up sends at most this many times warm-up.requests while the JIT settles (JitSettling).
+    private static final int SETTLING_FACTOR = 20;
 
     private final AppSettings settings;
     private final Backends backends;
@@ -124,13 +127,14 @@ final class WarmUp {
         // With a database, as many clients as pool connections (up to 16): each connection runs the statements.
         int clientCount = backends.database()
                 .map(db -> Math.clamp(db.settings().poolSize(), CLIENTS, MAX_CLIENTS)).orElse(CLIENTS);
-        Backends.Sandbox stores = backends.sandbox(sandboxMeters, limits.requests() + clientCount);
+        Backends.Sandbox stores = backends.sandbox(sandboxMeters, limits.requests() * SETTLING_FACTOR + clientCount);
         AtomicInteger sent = new AtomicInteger();
         AtomicInteger ok = new AtomicInteger();
         AtomicInteger throughStore = new AtomicInteger();
         AtomicInteger storeOk = new AtomicInteger();
         firstFailure.set(null);
         storeFailure.set(null);
+        boolean settled = false;
         try (IdempotencyRegistry registry = IdempotencyRegistry.create(stores.idempotency(),
                      idempotency.inFlightLease(), idempotency.retention(), Duration.ZERO, Quota.UNLIMITED,
                      sandboxMeters);
@@ -166,15 +170,16 @@ final class WarmUp {
                     .baseUri("http://127.0.0.1:" + sandbox.port())
                     .shareConnectionCache(false)
                     .build();
+            AtomicBoolean finished = new AtomicBoolean();
             try (ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
                 for (int c = 0; c < clientCount; c++) {
                     int worker = c;
                     clients.execute(() -> {
                         String location = null;
                         // Checked before taking a number: the count logged is of requests sent.
-                        while (!stop.getAsBoolean() && System.nanoTime() - deadline < 0) {
+                        while (!stop.getAsBoolean() && !finished.get() && System.nanoTime() - deadline < 0) {
                             int i = sent.getAndIncrement();
-                            if (i >= limits.requests()) {
+                            if (i >= limits.requests() * SETTLING_FACTOR) {
                                 return;
                             }
                             if (i % 8 != 6) {
@@ -184,14 +189,21 @@ final class WarmUp {
                         }
                     });
                 }
+                try {
+                    settled = JitSettling.await(() -> sent.get() >= limits.requests(), stop, deadline);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                finished.set(true);
             } finally {
                 client.closeResource();
                 sandbox.stop();
             }
         }
-        LOGGER.log(Level.INFO, "Warm-up: {0} of {1} sandbox requests answered as expected in {2} ms",
-                   String.valueOf(ok.get()), String.valueOf(Math.min(sent.get(), limits.requests())),
-                   String.valueOf((System.nanoTime() - start) / 1_000_000));
+        LOGGER.log(Level.INFO, "Warm-up: {0} of {1} sandbox requests answered as expected in {2} ms ({3})",
+                   String.valueOf(ok.get()), String.valueOf(Math.min(sent.get(), limits.requests() * SETTLING_FACTOR)),
+                   String.valueOf((System.nanoTime() - start) / 1_000_000),
+                   settled ? "the JIT settled" : "stopped before the JIT settled");
         if (throughStore.get() == 0 || storeOk.get() > 0) {
             return Optional.empty();
         }

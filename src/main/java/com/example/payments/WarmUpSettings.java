@@ -17,6 +17,6 @@ record WarmUpSettings(int requests, Duration timeout) {
 
     static WarmUpSettings create(ConfigValues values) {
         return new WarmUpSettings((int) values.longInRange("warm-up.requests", 500, 0, MAX_REQUESTS),
-                                  values.positiveDuration("warm-up.timeout", Duration.ofSeconds(3)));
+                                  values.positiveDuration("warm-up.timeout", Duration.ofSeconds(45)));
     }
 }
