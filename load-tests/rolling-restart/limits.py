@@ -75,7 +75,8 @@ def peak_step_throttling(peak_dir, rate, attempt):
         return 100.0 * sum(g["nr_throttled"] for g in selected) / periods if periods else None
     machine = next((g for g in groups if g["group"] == "machine"), {})
     groups = [g for g in groups if g["group"] != "machine"]
-    return (pct([g for g in groups if g.get("role") != "store"]), pct([g for g in groups if g.get("role") == "store"]),
+    return (pct([g for g in groups if g.get("role") not in ("store", "surge")]),
+            pct([g for g in groups if g.get("role") == "store"]),
             machine.get("busy_pct"))
 
 
@@ -94,6 +95,12 @@ def setup_section(w, setup, run0):
               ", PostgreSQL and Redis together in one limited to **%s CPU**" % fmt_cpus(setup.get("store_cpu"))))
     else:
         w("- **CPU limits**: none: %s." % cg)
+    if setup.get("surge_reserve"):
+        w("- **The surge's CPU, reserved**: a node gives a Deployment's surge pod CPU of its own; on this one machine "
+          "a replacement's boot and warm-up take CPU from everything else. So whenever no replacement runs (the peak "
+          "search and the steady state included), a stand-in spends **%s CPU** in a cgroup of its own (`surge`); it "
+          "is stopped while a roll's replacement runs. The peak leaves that CPU free for the rolls." % (
+              fmt_cpus(setup["surge_reserve"])))
     if setup.get("aot_cache"):
         w("- **AOT cache** (JDK 25, as the image starts): %s." % setup["aot_cache"])
     shutdown = setup.get("shutdown") or {}
@@ -129,7 +136,7 @@ def throttling_section(w, results):
         for g in sorted(t["groups"], key=lambda g: (g["role"] == "store", g["group"])):
             w("| %s | %d%% | %s | %s | %s | %s | %s / %s (%s%%) | %s | %s%% | %s |" % (
                 r["run"]["variant"], r["run"]["level_pct"], g["group"],
-                "store" if g["role"] == "store" else "%s%s" % (g["role"], " (replacement)" if g["new"] else ""),
+                g["role"] if g["role"] in ("store", "surge") else "%s%s" % (g["role"], " (replacement)" if g["new"] else ""),
                 fmt_cpus(g["cpus"]), "–" if g["usage_ms"] is None else fmt(g["usage_ms"] / 1000, 1),
                 g["nr_throttled"], g["nr_periods"], fmt(g["throttled_pct"], 1),
                 fmt(g["throttled_ms"] / 1000, 1), fmt(t["machine_busy_pct"]), fmt(r["client_lag_p99_ms"])))

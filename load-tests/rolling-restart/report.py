@@ -438,8 +438,9 @@ def main():
     w("")
     w("### p99 during the rolls vs steady state")
     w("")
-    w("Each level runs several rolls (graceful alternates replacements *with* the service's warm-up before ready, "
-      "`warmup`, and *without* it, `nowarmup`). *roll* windows: requests due from a roll's first replacement start "
+    w("Each level runs several rolls (*graceful* and *naive*: every replacement with the service's warm-up before "
+      "ready, `warmup`; *graceful-nowarmup*: without it, `nowarmup`). *roll* windows: requests due from a roll's first "
+      "replacement start "
       "until 2 s after its last old instance exited; *steady*: all other requests, except the client's first %s s. "
       "Latency p99 over 2xx responses from the due time; the ratio is to the same run's steady p99." % (
           run0.get("skip_s", 3)))

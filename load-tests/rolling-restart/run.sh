@@ -22,8 +22,8 @@
 #    request's outcome goes to results/<run>/requests.csv.
 # 3. Writes load-tests/reports/rolling-restart.md (+ .png) from the results.
 #
-# Variants: graceful (the service's shutdown sequence; its rolls alternate replacements with the service's warm-up
-# before ready at its default and without it, warm-up.requests=0), graceful-nowarmup (every instance without warm-up),
+# Variants: graceful (the service as configured: its shutdown sequence, and every replacement runs its warm-up before
+# ready), graceful-nowarmup (every instance without the warm-up, warm-up.requests=0, to show what it is worth),
 # naive (the naive contender, NaiveShutdownMain from the test-tools jar: both listeners stop at the signal).
 # Settings (environment): MODES="graceful naive" LEVELS="100" INSTANCES=2 PEAK_RPS= MIN_REQUESTS=100000 WARMUP_S=10
 # ROLL_S=50 (100 with an INSTANCE_CPU limit) ROLL_GAP_S=20 MIN_ROLLS=2 MAX_ROLLS=4 READY_TIMEOUT_S=180
@@ -32,6 +32,9 @@
 #   STORE=postgres | redis | memory (postgres)
 #   INSTANCE_CPU=0.5   cores per instance (CFS quota); 0: no cgroup
 #   STORE_CPU=1        cores for PostgreSQL and Redis together; 0: no cgroup
+#   SURGE_RESERVE=1    with an INSTANCE_CPU limit: a stand-in spends INSTANCE_CPU in a cgroup of its own whenever no
+#                      replacement runs (the peak search included), so the peak leaves the CPU a replacement takes on
+#                      this one machine, as a node gives a surge pod CPU of its own (setup.sh); 0: the peak takes it
 #   (Tried first: with 0.3 and 0.4 no peak step passed at 100 rps; with 0.5 and 0.4 a PostgreSQL throttled in
 #   bursts held row locks past lock-timeout and connections past connection-timeout at 80 rps, so the peak (70 rps)
 #   was the database's quota, and 100,000 requests at 70 rps take 24 minutes per variant.)
@@ -63,13 +66,14 @@ if [ "${SMOKE:-0}" = 1 ]; then
   WARMUP_S=${WARMUP_S:-1} ROLL_S=${ROLL_S:-6} ROLL_GAP_S=${ROLL_GAP_S:-0} MIN_ROLLS=${MIN_ROLLS:-1}
   MAX_ROLLS=${MAX_ROLLS:-1} READY_TIMEOUT_S=${READY_TIMEOUT_S:-60}
   INSTANCE_CPU=${INSTANCE_CPU:-1} STORE_CPU=${STORE_CPU:-1} LT_PRE_DRAIN=${LT_PRE_DRAIN:-PT1S} AOT=${AOT:-0}
-  LT_METRICS_LINGER=${LT_METRICS_LINGER:-PT1S}
+  LT_METRICS_LINGER=${LT_METRICS_LINGER:-PT1S} SURGE_RESERVE=${SURGE_RESERVE:-0}
 fi
 STORE="${STORE:-postgres}"
 INSTANCE_CPU="${INSTANCE_CPU:-0.5}"
 STORE_CPU="${STORE_CPU:-1}"
 SHUTDOWN_CONFIG="${SHUTDOWN_CONFIG:-config/base/base.yaml}"
 AOT="${AOT:-1}"
+SURGE_RESERVE="${SURGE_RESERVE:-1}"
 case "$STORE" in
   postgres|redis|memory) ;;
   *) echo "STORE must be postgres, redis or memory, not '$STORE'" >&2; exit 2 ;;
@@ -103,11 +107,14 @@ LT_READY_TIMEOUT_S="${LT_READY_TIMEOUT_S:-$READY_TIMEOUT_S}"   # the same for th
 lt_init rolling-restart
 lt_log "results in $LT_RESULTS"
 rr_cgroups_init
+LT_FINAL_HOOKS=(rr_surge_reserve_stop "${LT_FINAL_HOOKS[@]}")   # before the cgroups go
 rr_store_start
 rr_aot_train
-printf '{"store": "%s", "store_description": "%s", "cgroups": "%s", "instance_cpu": %s, "store_cpu": %s, "shutdown_config": "%s", "shutdown": {%s}, "aot_cache": "%s", "cluster_warmup_s": %s, "cluster_warmup_rps": %s}\n' \
+printf '{"store": "%s", "store_description": "%s", "cgroups": "%s", "instance_cpu": %s, "store_cpu": %s, "shutdown_config": "%s", "shutdown": {%s}, "aot_cache": "%s", "cluster_warmup_s": %s, "cluster_warmup_rps": %s, "surge_reserve": %s}\n' \
   "$STORE" "$RR_STORE_DESCRIPTION" "$RR_CGROUPS" "$INSTANCE_CPU" "$STORE_CPU" "$SHUTDOWN_CONFIG" \
-  "$RR_SHUTDOWN_SOURCES" "$RR_AOT_DESCRIPTION" "${LT_WARMUP_S:-8}" "${LT_WARMUP_RPS:-100}" >"$LT_RESULTS/setup.json"
+  "$RR_SHUTDOWN_SOURCES" "$RR_AOT_DESCRIPTION" "${LT_WARMUP_S:-8}" "${LT_WARMUP_RPS:-100}" \
+  "$( [ "$SURGE_RESERVE" = 1 ] && [ -n "${CG_LT_VERSION:-}" ] && rr_is_limit "$INSTANCE_CPU" && echo "$INSTANCE_CPU" || echo 0)" \
+  >"$LT_RESULTS/setup.json"
 lt_gatling_build
 if [ -n "${PEAK_FROM:-}" ]; then   # the peak search of an earlier results directory (same machine, same setup)
   "$PY" - "$PEAK_FROM/peak.json" "$(basename "$PEAK_FROM")" >"$LT_RESULTS/peak.json" <<'PYEOF'
@@ -118,6 +125,7 @@ print(json.dumps(d))
 PYEOF
   PEAK_RPS="$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["peak_rps"])' "$LT_RESULTS/peak.json")"
 elif [ -z "${PEAK_RPS:-}" ]; then
+  rr_surge_reserve_start
   lt_measure_peak "$INSTANCES"
   rr_cgroups_drop_instances
 else
@@ -133,6 +141,7 @@ for variant in $MODES; do
     *) echo "unknown variant $variant (graceful, graceful-nowarmup, naive)" >&2; exit 2 ;;
   esac
   lt_new_run "cluster-$variant"
+  rr_surge_reserve_start
   lt_start_cluster "$mode" "$INSTANCES"
   running="$(seq -s ' ' 1 "$INSTANCES")"
   spare="$(seq -s ' ' $((INSTANCES + 1)) $((INSTANCES * 2)))"
@@ -145,7 +154,7 @@ for variant in $MODES; do
     rate=$(( PEAK_RPS * level / 100 ))
     # >= MIN_REQUESTS, and long enough for the roll (ROLL_S, generous on a busy box) plus steady state around it
     duration=$(( (MIN_REQUESTS + rate - 1) / rate ))
-    # ...and for MIN_ROLLS rolls (graceful: one with the warm-up, one without) with their gaps and a tail of steady state
+    # ...and for MIN_ROLLS rolls with their gaps and a tail of steady state
     min_duration=$(( WARMUP_S + MIN_ROLLS * ROLL_S + MIN_ROLLS * ROLL_GAP_S ))
     [ "$duration" -ge "$min_duration" ] || duration=$min_duration
     lt_new_run "$variant-$level"
@@ -162,13 +171,11 @@ for variant in $MODES; do
     load_end_ms=$(( $(lt_now_ms) + duration * 1000 ))
     sleep "$WARMUP_S"
     # Rolls inside the load, ROLL_GAP_S of steady state between them, while another one fits before the load ends
-    # (at most MAX_ROLLS). graceful alternates replacements with the service's warm-up before ready and without it
-    # (warm-up.requests=0), so both kinds meet the same load in the same run.
+    # (at most MAX_ROLLS).
     roll=0
     while :; do
       roll=$((roll + 1))
       kind=$ROLL_KIND
-      if [ "$variant" = graceful ] && [ $((roll % 2)) -eq 0 ]; then kind=nowarmup; fi
       extra=()
       [ "$kind" = nowarmup ] && extra=(-Dwarm-up.requests=0)
       lt_event roll-start "" "$kind"
@@ -177,9 +184,11 @@ for variant in $MODES; do
       for old in $running; do
         new=$1
         shift
+        rr_surge_reserve_pause                             # the replacement's CPU, no longer the stand-in's
         lt_start_instance "$new" "$mode" "${extra[@]}"   # maxSurge 1: the replacement first...
         lt_wait_ready "$new" "$READY_TIMEOUT_S"          # ...Ready (what the Deployment controller waits for)...
         lt_sigterm_watched "$old" "$LT_RUN_DIR/shutdown-r$roll-s$old.json"   # ...then the old one: maxUnavailable 0
+        rr_surge_reserve_resume
         lt_log "  roll $roll ($kind): s$old -> s$new: old exited with status $LT_EXIT_STATUS"
       done
       lt_event roll-done "" "$kind"
@@ -202,5 +211,6 @@ for variant in $MODES; do
   rr_cgroups_drop_instances
 done
 
+rr_surge_reserve_stop
 "$PY" "$HERE/report.py" "$LT_RESULTS" "$LT_REPORTS_DIR"
 lt_log "report: $LT_REPORTS_DIR/rolling-restart.md (results: $LT_RESULTS)"

@@ -14,6 +14,9 @@
 #                             cgroups.jsonl (the report subtracts one label's from another's)
 # lt_before_instance SLOT     (called by lib.sh's lt_start_instance) a new cgroup for the instance about to start
 # rr_cgroups_drop_instances   removes the cgroups of instances that have exited (after lt_stop_all)
+# rr_surge_reserve_start      (SURGE_RESERVE=1 with CPU limits) a process that spends INSTANCE_CPU in a cgroup of
+#                             its own, the CPU a replacement will take; rr_surge_reserve_pause / _resume hand that CPU
+#                             to the replacement during a roll and take it back after; rr_surge_reserve_stop ends it
 
 RR_SHUTDOWN_KEYS="pre-drain-delay:LT_PRE_DRAIN drain-timeout:LT_DRAIN_TIMEOUT cleanup-timeout:LT_CLEANUP_TIMEOUT
 metrics-linger:LT_METRICS_LINGER hard-deadline:LT_HARD_DEADLINE"
@@ -100,7 +103,7 @@ rr_cgroups_drop_instances() {
   [ -n "${CG_LT_VERSION:-}" ] || return 0
   local group
   for group in "${CG_LT_GROUPS[@]}"; do
-    [ "$group" = store ] || cg_lt_remove "$group" || lt_log "cgroup $group still busy"
+    [ "$group" = store ] || [ "$group" = surge ] || cg_lt_remove "$group" || lt_log "cgroup $group still busy"
   done
 }
 
@@ -121,6 +124,33 @@ rr_cgroups_snapshot() {
 }
 
 lt_on_peak_step() { rr_cgroups_snapshot "step-$1-$2-$3"; }
+
+# ---- the surge's CPU, reserved ----
+# A node that runs a Deployment's surge pod gives it CPU of its own; on this one machine every CPU a replacement
+# takes (boot, warm-up) is taken from the running instances, the store and the client, so a peak measured without it
+# is not held during a roll. The stand-in spends the replacement's CPU while no roll runs (peak search, steady state)
+# and stops while a replacement runs.
+RR_SURGE_PID=""
+
+rr_surge_reserve_start() {
+  [ "${SURGE_RESERVE:-0}" = 1 ] && [ -n "${CG_LT_VERSION:-}" ] && rr_is_limit "$INSTANCE_CPU" || return 0
+  [ -z "$RR_SURGE_PID" ] || return 0
+  [ -d "$CG_LT_CPU/surge" ] || { cg_lt_create surge "$INSTANCE_CPU"; RR_GROUP_ROLE[surge]=surge; }
+  cg_lt_exec surge
+  "${CG_LT_EXEC[@]}" sh -c 'while :; do :; done' &
+  RR_SURGE_PID=$!
+  lt_event surge-reserve-start "" "pid=$RR_SURGE_PID cpus=$INSTANCE_CPU"
+}
+
+rr_surge_reserve_pause() { [ -z "$RR_SURGE_PID" ] || kill -STOP "$RR_SURGE_PID"; }
+rr_surge_reserve_resume() { [ -z "$RR_SURGE_PID" ] || kill -CONT "$RR_SURGE_PID"; }
+
+rr_surge_reserve_stop() {
+  [ -n "$RR_SURGE_PID" ] || return 0
+  kill -KILL "$RR_SURGE_PID" 2>/dev/null || true
+  wait "$RR_SURGE_PID" 2>/dev/null || true
+  RR_SURGE_PID=""
+}
 
 # ---- the AOT cache ----
 RR_AOT_DESCRIPTION="none (AOT=0)"
