@@ -4,6 +4,7 @@ import java.lang.System.Logger.Level;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * When the startup warm-up may stop: once it sent its minimum of requests and the JIT compiler has settled on what
@@ -14,8 +15,8 @@ import java.util.function.BooleanSupplier;
  *
  * <p>The rule: the compiler is settled when, in {@value #SETTLED_WINDOWS} consecutive windows of
  * {@value #WINDOW_MS} ms, the JVM's accumulated compilation time ({@link CompilationMXBean#getTotalCompilationTime},
- * ms) grew by less than {@value #SETTLED_PERCENT} % of the window. A JVM that does not monitor compilation time
- * counts as settled at once.
+ * ms) grew by less than {@value #SETTLED_PERCENT} % of the window. On a JVM that does not monitor compilation time
+ * every window is quiet.
  */
 final class JitSettling {
 
@@ -39,17 +40,33 @@ final class JitSettling {
     static boolean await(BooleanSupplier minimumSent, BooleanSupplier stop, long deadlineNano)
             throws InterruptedException {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
-        long compiled = timed ? jit.getTotalCompilationTime() : 0;
+        LongSupplier compiledMs = jit != null && jit.isCompilationTimeMonitoringSupported()
+                ? jit::getTotalCompilationTime : () -> 0;
+        return await(compiledMs, minimumSent, stop, deadlineNano, WINDOW_MS);
+    }
+
+    /**
+     * The rule over any clock of compilation time, for tests.
+     *
+     * @param compiledMs   the compilation time so far, ms
+     * @param minimumSent  {@code true} once the warm-up sent its minimum
+     * @param stop         {@code true} once the warm-up should end early
+     * @param deadlineNano {@link System#nanoTime()} at the deadline
+     * @param windowMs     the window, ms
+     * @return {@code true} when the compiler settled; {@code false} when stopped or past the deadline
+     * @throws InterruptedException when interrupted while waiting
+     */
+    static boolean await(LongSupplier compiledMs, BooleanSupplier minimumSent, BooleanSupplier stop,
+                         long deadlineNano, long windowMs) throws InterruptedException {
+        long compiled = compiledMs.getAsLong();
         int quiet = 0;
         while (!stop.getAsBoolean() && System.nanoTime() - deadlineNano < 0) {
-            Thread.sleep(WINDOW_MS);
-            long now = timed ? jit.getTotalCompilationTime() : compiled;
-            boolean quietWindow = (now - compiled) * 100 < WINDOW_MS * SETTLED_PERCENT;
+            Thread.sleep(windowMs);
+            long now = compiledMs.getAsLong();
             LOGGER.log(Level.DEBUG, "Warm-up: the JIT compiled for {0} ms in {1} ms", String.valueOf(now - compiled),
-                       String.valueOf(WINDOW_MS));
+                       String.valueOf(windowMs));
+            quiet = (now - compiled) * 100 < windowMs * SETTLED_PERCENT ? quiet + 1 : 0;
             compiled = now;
-            quiet = quietWindow ? quiet + 1 : 0;
             if (minimumSent.getAsBoolean() && quiet >= SETTLED_WINDOWS) {
                 return true;
             }

@@ -14,6 +14,12 @@ final class ProbeBudgets {
     static final Duration BOOT_BUDGET = Duration.ofSeconds(60);
 
     /**
+     * The boot without its warm-up, at most: 15 s (JVM start, migrations and the pool's connections on a throttled
+     * CPU). The warm-up ({@code warm-up.timeout}, which startup waits for) gets the rest of {@link #BOOT_BUDGET}.
+     */
+    static final Duration BOOT_WITHOUT_WARM_UP = Duration.ofSeconds(15);
+
+    /**
      * Longest time a failing pod may keep receiving new requests: 6 s (periodSeconds x failureThreshold +
      * timeoutSeconds). 15 s is too slow for a service doing thousands of authorizations a second.
      */

@@ -5,6 +5,7 @@ import java.util.List;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Probe;
+import io.helidon.config.Config;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -63,6 +64,18 @@ class ProbeSettingsTest {
                    () -> environment + ": startup budget periodSeconds " + startup.getPeriodSeconds()
                          + " x failureThreshold " + startup.getFailureThreshold() + " = " + budget.toSeconds()
                          + " s must be >= the boot budget of " + ProbeBudgets.BOOT_BUDGET.toSeconds() + " s");
+    }
+
+    @ParameterizedTest
+    @MethodSource("com.example.payments.deploy.Environments#all")
+    void theWarmUpEndsInsideTheBootBudget(String environment) {
+        Config config = EnvironmentConfig.of(RenderedOverlay.of(environment)).config();
+        Duration warmUp = Duration.parse(config.get("warm-up.timeout").asString().get());
+
+        assertTrue(warmUp.plus(ProbeBudgets.BOOT_WITHOUT_WARM_UP).compareTo(ProbeBudgets.BOOT_BUDGET) <= 0,
+                   () -> environment + ": warm-up.timeout " + warmUp + " + " + ProbeBudgets.BOOT_WITHOUT_WARM_UP
+                         + " of boot without it must fit the boot budget of " + ProbeBudgets.BOOT_BUDGET
+                         + " (startup waits for the warm-up)");
     }
 
     @ParameterizedTest
