@@ -16,8 +16,8 @@ import com.example.payments.idempotency.Recorded;
 /**
  * {@link IdempotencyStore} in PostgreSQL, the system of record: keys, decisions and authorizations in one database
  * shared by every replica, kept across restarts. The tables and the functions each operation calls are created by
- * the migrations ({@code db/migration/V1__idempotency_records_and_authorizations.sql}, and {@code V6} for the
- * quota slots and the functions the store calls now):
+ * the migrations ({@code db/migration/V1__idempotency_records_and_authorizations.sql}, {@code V6} for the
+ * quota slots and the functions the store calls now, {@code V8} for the quota lock's modes):
  * <ul>
  *     <li>{@code idempotency_records}: one row per key with merchant, operation, key, fingerprint, state, fencing
  *     token, lease expiry, the stored response (a row of {@code decisions}) and expiry;</li>
@@ -36,7 +36,8 @@ import com.example.payments.idempotency.Recorded;
  * merchant's in-flight count, which a crash must not lose (another body under the key would be authorized too). A
  * completion refused by the fencing token is not an error. Claims and recordings of one key are serialized by a
  * transaction-scoped advisory lock on the key; a claim that adds to a merchant's counts takes the merchant's advisory
- * lock, so the quota is exact across replicas (counts spread over slot rows, migration V6;
+ * lock, in shared mode while the merchant is far from its limits (its claims run side by side) and exclusive near
+ * them, so the quota is exact across replicas (counts spread over slot rows, migrations V6 and V8;
  * {@code docs/backends.md}). Tokens are the database clock in microseconds, or one more
  * than the key's last token. Every call is bounded ({@link DatabaseSettings#worstCall()}).
  *
