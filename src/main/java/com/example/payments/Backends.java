@@ -149,8 +149,7 @@ record Backends(IdempotencyStore idempotency, AuthorizationStore authorizations,
     }
 
     /**
-     * Stores for the warm-up's sandbox in memory alone, whatever the backend: what the settling of the JIT runs on,
-     * so that it adds no load on a store the running replicas share.
+     * Stores for the warm-up's sandbox in memory alone (the sandbox without a database).
      *
      * @param capacity keys, authorizations and bindings each holds at most
      * @return in-memory stores that keep what the sandbox creates

@@ -7,7 +7,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
@@ -29,9 +28,8 @@ import io.helidon.webserver.WebServer;
 import io.opentelemetry.context.Scope;
 
 /**
- * Warms the hot path before startup completes: sends {@code warm-up.requests} synthetic requests, then more (on
- * in-memory stores, so that no shared store carries them) until the JIT compiler settled ({@link JitSettling}; at
- * most {@value #SETTLING_FACTOR} times as many in all), bounded by {@code warm-up.timeout}, through a sandbox copy of the authorization API on its own listener (127.0.0.1, a free
+ * Warms the hot path before startup completes: sends {@code warm-up.requests} synthetic requests, bounded by
+ * {@code warm-up.timeout}, through a sandbox copy of the authorization API on its own listener (127.0.0.1, a free
  * port, stopped afterwards). The sandbox runs the real code — Helidon's HTTP/1 parsing and writing, JSON parsing,
  * validation, fingerprint and ids, the idempotent-operation flow and its responses, and the stores' code — over
  * throwaway parts: stores of its own ({@link Backends#sandbox}: in memory, or the real database's pool and
@@ -50,8 +48,6 @@ final class WarmUp {
     private static final int CLIENTS = 2;
 
     private static final int MAX_CLIENTS = 16;
-    /** The warm-up sends at most this many times {@code warm-up.requests} while the JIT settles. */
-    static final int SETTLING_FACTOR = 20;
 
     private final AppSettings settings;
     private final Backends backends;
@@ -95,10 +91,7 @@ final class WarmUp {
     }
 
     /**
-     * Sends the requests and waits for them, up to {@code warm-up.timeout}: {@code warm-up.requests} through the
-     * sandbox on the service's stores, then, until the JIT compiler settled, through a sandbox on in-memory stores
-     * (the settling adds load on the CPU the replica has, never on a shared database or Redis that the running
-     * replicas serve from; without a database the first sandbox is in memory already and goes on settling).
+     * Sends the requests and waits for them, up to {@code warm-up.timeout}.
      *
      * @param stop ends the warm-up early when {@code true}
      * @return empty when at least one request through the stores (every request but the invalid body's 400) was
@@ -110,60 +103,43 @@ final class WarmUp {
         long start = System.nanoTime();
         long deadline = start + limits.timeout().toNanos();
         MeterRegistry sandboxMeters = SandboxMeters.create();
-        int cap = limits.requests() * SETTLING_FACTOR;
+        // With a database, as many clients as pool connections (up to 16): each connection runs the statements.
+        int clients = backends.database()
+                .map(db -> Math.clamp(db.settings().poolSize(), CLIENTS, MAX_CLIENTS)).orElse(CLIENTS);
         mix.reset();
         storeFailure.set(null);
-        Phase store;
-        Phase settling;
-        if (backends.database().isPresent()) {
-            // As many clients as pool connections (up to 16): each connection runs the statements.
-            int clients = Math.clamp(backends.database().get().settings().poolSize(), CLIENTS, MAX_CLIENTS);
-            store = phase(backends.sandbox(sandboxMeters, limits.requests() + clients), clients, limits.requests(),
-                          limits.requests(), false, stop, deadline, sandboxMeters);
-            settling = stop.getAsBoolean() || System.nanoTime() - deadline >= 0
-                    ? new Phase(0, 0, 0, 0, false)
-                    : phase(backends.memorySandbox(cap + CLIENTS), CLIENTS, 0, cap, true, stop, deadline,
-                            sandboxMeters);
-        } else {
-            store = phase(backends.memorySandbox(cap + CLIENTS), CLIENTS, limits.requests(), cap, true, stop,
-                          deadline, sandboxMeters);
-            settling = store;
-        }
-        LOGGER.log(Level.INFO, "Warm-up: {0} of {1} sandbox requests answered as expected in {2} ms ({3} through "
-                               + "the store; {4})",
-                   String.valueOf(store.ok() + (settling == store ? 0 : settling.ok())),
-                   String.valueOf(store.sent() + (settling == store ? 0 : settling.sent())),
-                   String.valueOf((System.nanoTime() - start) / 1_000_000), String.valueOf(store.sent()),
-                   settling.settled() ? "the JIT settled" : "stopped before the JIT settled");
-        if (store.throughStore() == 0 || store.storeOk() > 0) {
+        Phase sent = phase(backends.sandbox(sandboxMeters, limits.requests() + clients), clients, limits.requests(),
+                           stop, deadline, sandboxMeters);
+        LOGGER.log(Level.INFO, "Warm-up: {0} of {1} sandbox requests answered as expected in {2} ms",
+                   String.valueOf(sent.ok()), String.valueOf(sent.sent()),
+                   String.valueOf((System.nanoTime() - start) / 1_000_000));
+        if (sent.throughStore() == 0 || sent.storeOk() > 0) {
             return Optional.empty();
         }
-        return Optional.of("0 of " + store.throughStore() + " sandbox requests through the store answered as expected"
+        return Optional.of("0 of " + sent.throughStore() + " sandbox requests through the store answered as expected"
                            + " (first: " + (storeFailure.get() != null ? storeFailure.get() : mix.firstFailure()) + ")");
     }
 
     /**
-     * What one phase of the warm-up sent.
+     * What the sandbox's clients sent.
      *
      * @param sent         requests sent
      * @param ok           answered with the expected status
      * @param throughStore sent through the store (all but the invalid body)
      * @param storeOk      of them, answered with the expected status
-     * @param settled      {@code true} when the phase waited for the JIT and it settled
      */
-    private record Phase(int sent, int ok, int throughStore, int storeOk, boolean settled) {
+    private record Phase(int sent, int ok, int throughStore, int storeOk) {
     }
 
-    // One sandbox on the stores given: requests from `clients` clients until `minimum` were sent (and, when `settle`,
-    // the JIT settled), at most `cap` in all, until the stop or the deadline.
-    private Phase phase(Backends.Sandbox stores, int clients, int minimum, int cap, boolean settle,
-                        BooleanSupplier stop, long deadline, MeterRegistry sandboxMeters) {
+    // One sandbox on the stores given: requests from `clients` clients until `count` were sent, the stop or the
+    // deadline.
+    private Phase phase(Backends.Sandbox stores, int clients, int count, BooleanSupplier stop, long deadline,
+                        MeterRegistry sandboxMeters) {
         IdempotencySettings idempotency = settings.idempotency();
         AtomicInteger sent = new AtomicInteger();
         AtomicInteger ok = new AtomicInteger();
         AtomicInteger throughStore = new AtomicInteger();
         AtomicInteger storeOk = new AtomicInteger();
-        boolean settled = false;
         try (IdempotencyRegistry registry = IdempotencyRegistry.create(stores.idempotency(),
                      idempotency.inFlightLease(), idempotency.retention(), Duration.ZERO, Quota.UNLIMITED,
                      sandboxMeters);
@@ -199,16 +175,15 @@ final class WarmUp {
                     .baseUri("http://127.0.0.1:" + sandbox.port())
                     .shareConnectionCache(false)
                     .build();
-            AtomicBoolean finished = new AtomicBoolean();
             try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
                 for (int c = 0; c < clients; c++) {
                     int worker = c;
                     threads.execute(() -> {
                         String location = null;
                         // Checked before taking a number: the count logged is of requests sent.
-                        while (!stop.getAsBoolean() && !finished.get() && System.nanoTime() - deadline < 0) {
+                        while (!stop.getAsBoolean() && System.nanoTime() - deadline < 0) {
                             int i = sent.getAndIncrement();
-                            if (i >= cap) {
+                            if (i >= count) {
                                 return;
                             }
                             if (i % 8 != 6) {
@@ -218,20 +193,11 @@ final class WarmUp {
                         }
                     });
                 }
-                if (settle) {
-                    try {
-                        settled = JitSettling.await(() -> sent.get() >= minimum,
-                                                    () -> stop.getAsBoolean() || sent.get() >= cap, deadline);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                    finished.set(true);
-                }
             } finally {
                 client.closeResource();
                 sandbox.stop();
             }
         }
-        return new Phase(Math.min(sent.get(), cap), ok.get(), throughStore.get(), storeOk.get(), settled);
+        return new Phase(Math.min(sent.get(), count), ok.get(), throughStore.get(), storeOk.get());
     }
 }
