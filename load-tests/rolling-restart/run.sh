@@ -107,7 +107,7 @@ LT_READY_TIMEOUT_S="${LT_READY_TIMEOUT_S:-$READY_TIMEOUT_S}"   # the same for th
 lt_init rolling-restart
 lt_log "results in $LT_RESULTS"
 rr_cgroups_init
-LT_FINAL_HOOKS=(rr_surge_reserve_stop "${LT_FINAL_HOOKS[@]}")   # before the cgroups go
+LT_STOP_HOOKS+=(rr_surge_reserve_stop)   # on any exit, before lib.sh waits for its children and the cgroups go
 rr_store_start
 rr_aot_train
 printf '{"store": "%s", "store_description": "%s", "cgroups": "%s", "instance_cpu": %s, "store_cpu": %s, "shutdown_config": "%s", "shutdown": {%s}, "aot_cache": "%s", "cluster_warmup_s": %s, "cluster_warmup_rps": %s, "surge_reserve": %s}\n' \

@@ -139,7 +139,7 @@ rr_surge_reserve_start() {
   cg_lt_exec surge
   "${CG_LT_EXEC[@]}" sh -c 'while :; do :; done' &
   RR_SURGE_PID=$!
-  lt_event surge-reserve-start "" "pid=$RR_SURGE_PID cpus=$INSTANCE_CPU"
+  [ -z "${LT_RUN_DIR:-}" ] || lt_event surge-reserve-start "" "pid=$RR_SURGE_PID cpus=$INSTANCE_CPU"
 }
 
 rr_surge_reserve_pause() { [ -z "$RR_SURGE_PID" ] || kill -STOP "$RR_SURGE_PID"; }
@@ -147,6 +147,7 @@ rr_surge_reserve_resume() { [ -z "$RR_SURGE_PID" ] || kill -CONT "$RR_SURGE_PID"
 
 rr_surge_reserve_stop() {
   [ -n "$RR_SURGE_PID" ] || return 0
+  kill -CONT "$RR_SURGE_PID" 2>/dev/null || true
   kill -KILL "$RR_SURGE_PID" 2>/dev/null || true
   wait "$RR_SURGE_PID" 2>/dev/null || true
   RR_SURGE_PID=""

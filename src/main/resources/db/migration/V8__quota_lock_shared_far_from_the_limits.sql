@@ -14,7 +14,9 @@
 --     admit, never admit one over the quota;
 --   near: the lock in exclusive mode, as before V8: it waits until every holder of the shared lock committed (their
 --     counts visible) and lets none in meanwhile, so check and count are one step.
--- A transaction never takes the lock in both modes (no upgrade, so no deadlock between two claims). A merchant near
+-- A claim is one statement in a transaction of its own (the service calls it so), so a transaction never takes the
+-- lock in both modes (no upgrade, so no deadlock between two claims); several claims in one transaction would break
+-- the margin's count too. A merchant near
 -- its limit runs one claim per flush as before; with the defaults (max_connections 100, max-in-flight 200 in prod)
 -- that is a merchant with more than 100 requests in flight.
 

@@ -54,11 +54,16 @@ class PostgresQuotaLockTest {
     void aMerchantFarFromItsQuotaClaimsWhileAnotherOfItsClaimsIsInProgress() throws Exception {
         String merchant = "m_" + UUID.randomUUID();
         Quota farFromIt = new Quota(maxConnections + 10, 1_000_000);
+        // Two committed slot rows of the merchant: each claim counts in one the other does not hold. (A merchant's
+        // first claims insert their slot rows, and one that picks the slot another claim is inserting waits for it:
+        // 1 in 32, once per slot.)
+        POSTGRES.execute("INSERT INTO merchant_quota_slots VALUES ('" + merchant + "', 0, 0, 0), ('" + merchant
+                         + "', 1, 0, 0)");
         try (Connection inProgress = POSTGRES.server().connect()) {
             inProgress.setAutoCommit(false);
             claimOn(inProgress, merchant, farFromIt);
             // Before V8 this waited for the claim in progress to commit (and for its flush).
-            assertThat(claimWithin(merchant, farFromIt, WAIT_MS), instanceOf(Claim.Acquired.class));
+            assertThat(claimWithin(merchant, farFromIt, 4 * WAIT_MS), instanceOf(Claim.Acquired.class));
             inProgress.commit();
         }
         assertThat(counts(merchant), is("2 2"));
