@@ -139,24 +139,14 @@ record Backends(IdempotencyStore idempotency, AuthorizationStore authorizations,
      */
     Sandbox sandbox(MeterRegistry quiet, int capacity) {
         if (database.isEmpty()) {
-            return memorySandbox(capacity);
+            return new Sandbox(InMemoryIdempotencyStore.create(capacity), InMemoryAuthorizationStore.create(capacity),
+                               InMemoryKeyBindings.create(capacity), false);
         }
         Database view = database.get().rolledBackView(quiet);
         IdempotencyStore keys = idempotency instanceof PostgresIdempotencyStore
                 ? PostgresIdempotencyStore.create(view, decision -> Optional.empty())
                 : InMemoryIdempotencyStore.create(capacity);
         return new Sandbox(keys, PostgresAuthorizationStore.create(view), PostgresKeyBindings.create(view), true);
-    }
-
-    /**
-     * Stores for the warm-up's sandbox in memory alone (the sandbox without a database).
-     *
-     * @param capacity keys, authorizations and bindings each holds at most
-     * @return in-memory stores that keep what the sandbox creates
-     */
-    Sandbox memorySandbox(int capacity) {
-        return new Sandbox(InMemoryIdempotencyStore.create(capacity), InMemoryAuthorizationStore.create(capacity),
-                           InMemoryKeyBindings.create(capacity), false);
     }
 
     /**

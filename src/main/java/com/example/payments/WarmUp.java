@@ -108,7 +108,7 @@ final class WarmUp {
                 .map(db -> Math.clamp(db.settings().poolSize(), CLIENTS, MAX_CLIENTS)).orElse(CLIENTS);
         mix.reset();
         storeFailure.set(null);
-        Phase sent = phase(backends.sandbox(sandboxMeters, limits.requests() + clients), clients, limits.requests(),
+        Sent sent = send(backends.sandbox(sandboxMeters, limits.requests() + clients), clients, limits.requests(),
                            stop, deadline, sandboxMeters);
         LOGGER.log(Level.INFO, "Warm-up: {0} of {1} sandbox requests answered as expected in {2} ms",
                    String.valueOf(sent.ok()), String.valueOf(sent.sent()),
@@ -121,19 +121,19 @@ final class WarmUp {
     }
 
     /**
-     * What the sandbox's clients sent.
+     * What the sandbox's clients sent and how it was answered.
      *
      * @param sent         requests sent
      * @param ok           answered with the expected status
      * @param throughStore sent through the store (all but the invalid body)
      * @param storeOk      of them, answered with the expected status
      */
-    private record Phase(int sent, int ok, int throughStore, int storeOk) {
+    private record Sent(int sent, int ok, int throughStore, int storeOk) {
     }
 
-    // One sandbox on the stores given: requests from `clients` clients until `count` were sent, the stop or the
+    // The sandbox on the stores given: requests from `clients` clients until `count` were sent, the stop or the
     // deadline.
-    private Phase phase(Backends.Sandbox stores, int clients, int count, BooleanSupplier stop, long deadline,
+    private Sent send(Backends.Sandbox stores, int clients, int count, BooleanSupplier stop, long deadline,
                         MeterRegistry sandboxMeters) {
         IdempotencySettings idempotency = settings.idempotency();
         AtomicInteger sent = new AtomicInteger();
@@ -198,6 +198,6 @@ final class WarmUp {
                 sandbox.stop();
             }
         }
-        return new Phase(Math.min(sent.get(), count), ok.get(), throughStore.get(), storeOk.get());
+        return new Sent(Math.min(sent.get(), count), ok.get(), throughStore.get(), storeOk.get());
     }
 }
