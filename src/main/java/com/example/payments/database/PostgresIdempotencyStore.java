@@ -17,7 +17,7 @@ import com.example.payments.idempotency.Recorded;
  * {@link IdempotencyStore} in PostgreSQL, the system of record: keys, decisions and authorizations in one database
  * shared by every replica, kept across restarts. The tables and the functions each operation calls are created by
  * the migrations ({@code db/migration/V1__idempotency_records_and_authorizations.sql}, {@code V6} for the
- * quota slots and the functions the store calls now, {@code V8} for the quota lock's modes):
+ * quota slots and the functions the store calls now, {@code V8} and {@code V9} for the quota lock's modes):
  * <ul>
  *     <li>{@code idempotency_records}: one row per key with merchant, operation, key, fingerprint, state, fencing
  *     token, lease expiry, the stored response (a row of {@code decisions}) and expiry;</li>
@@ -36,8 +36,9 @@ import com.example.payments.idempotency.Recorded;
  * merchant's in-flight count, which a crash must not lose (another body under the key would be authorized too). A
  * completion refused by the fencing token is not an error. Claims and recordings of one key are serialized by a
  * transaction-scoped advisory lock on the key; a claim that adds to a merchant's counts takes the merchant's advisory
- * lock, in shared mode while the merchant is far from its limits (its claims run side by side) and exclusive near
- * them, so the quota is exact across replicas (counts spread over slot rows, migrations V6 and V8;
+ * lock, in shared mode while the merchant is far from its limits by more than the backends connected to the
+ * database (its claims run side by side) and exclusive near them, so the quota is exact across replicas (counts
+ * spread over slot rows, migrations V6, V8 and V9;
  * {@code docs/backends.md}). Tokens are the database clock in microseconds, or one more
  * than the key's last token. Every call is bounded ({@link DatabaseSettings#worstCall()}).
  *
@@ -48,11 +49,14 @@ import com.example.payments.idempotency.Recorded;
 public final class PostgresIdempotencyStore implements IdempotencyStore {
 
     private static final System.Logger LOGGER = System.getLogger(PostgresIdempotencyStore.class.getName());
+    private static final int MIN_SWEEP_BATCH = 10;
 
     private final Database database;
     private final Function<Decision, Optional<AuthorizationRow>> authorizations;
     private final boolean bindsKeys;
     private volatile boolean sweepFailing;
+    // Rows per sweep statement now: halved when one fails (e.g. statement_timeout), doubled back after a full one.
+    private volatile int sweepBatch = Integer.MAX_VALUE;
 
     private PostgresIdempotencyStore(Database database, Function<Decision, Optional<AuthorizationRow>> authorizations,
                                      boolean bindsKeys) {
@@ -122,14 +126,18 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     /**
      * Deletes expired key records and decisions (lapsed leases, and completed ones past their retention), at most
      * {@code batch} of each per statement, so that no statement holds many rows or runs long; repeats while a batch
-     * came back full, at most {@code maxBatches} times. Replicas sweep side by side (rows another one holds are
-     * skipped). Authorizations are never deleted. Run by the {@code idempotency-sweeper} worker; before the schema is
-     * migrated it does nothing.
+     * came back full, at most {@code maxBatches} times. One replica sweeps at a time (migration V10: the others' calls
+     * return at once). A statement that fails, usually on {@code database.statement-timeout} when the database is
+     * short of CPU after a burst of inserts, halves the rows per statement for the next ones (down to
+     * 10), and each full statement after that doubles them back up to {@code batch}: a failed
+     * statement is rolled back, so repeating it at the same size would spend the database's CPU on nothing, every
+     * second, until the load went. Authorizations are never deleted. Run by the {@code idempotency-sweeper} worker;
+     * before the schema is migrated it does nothing.
      *
-     * @param batch      rows per statement, e.g. 500
+     * @param batch      rows per statement at most, e.g. 500
      * @param maxBatches statements per run at most, e.g. 20
      * @return key records deleted
-     * @throws UnavailableException when the database cannot be reached
+     * @throws UnavailableException when the database cannot be reached or a statement failed
      */
     public int sweep(int batch, int maxBatches) {
         // Not migrated yet, or closed at shutdown while the worker finishes its last run.
@@ -138,11 +146,19 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         }
         int total = 0;
         for (int i = 0; i < maxBatches; i++) {
-            int deleted = database.call("sweep", connection -> PostgresIdempotencySql.sweep(connection, batch));
+            int size = Math.min(batch, sweepBatch);
+            int deleted;
+            try {
+                deleted = database.call("sweep", connection -> PostgresIdempotencySql.sweep(connection, size));
+            } catch (UnavailableException e) {
+                sweepBatch = Math.max(MIN_SWEEP_BATCH, size / 2);
+                throw e;
+            }
             total += deleted;
-            if (deleted < batch) {
+            if (deleted < size) {
                 break;
             }
+            sweepBatch = size > batch / 2 ? batch : size * 2;
         }
         return total;
     }

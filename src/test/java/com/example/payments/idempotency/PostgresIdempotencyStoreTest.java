@@ -1,6 +1,8 @@
 package com.example.payments.idempotency;
 
+import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -18,7 +20,8 @@ import static org.hamcrest.Matchers.is;
 
 /**
  * The store contract, unchanged, against {@link PostgresIdempotencyStore} on a private PostgreSQL, plus what only the
- * database has: the rows it writes (no card data, the merchant's counts) and the retention sweep in batches.
+ * database has: the rows it writes (no card data, the merchant's counts) and the retention sweep in batches, one
+ * replica at a time.
  */
 class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
 
@@ -88,6 +91,27 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
         assertThat(query("SELECT count(*) FROM idempotency_records WHERE merchant = '" + merchant + "'"), is("0"));
         assertThat(query("SELECT in_flight || ' ' || records FROM merchant_quota_counts WHERE merchant = '" + merchant + "'"),
                    is("0 0"));
+    }
+
+    @Test
+    void whileAnotherReplicaSweepsTheSweepReturnsAtOnceAndTheNextOneDeletes() throws Exception {
+        String merchant = "m_" + UUID.randomUUID();
+        String key = RequestIdentities.lookupKey("authorize", merchant, new IdempotencyKey("swept"));
+        store.claim(key, List.of(identity("s")), SHORT, Quota.UNLIMITED);
+        Thread.sleep(2 * SHORT.toMillis());
+        try (Connection otherReplica = POSTGRES.server().connect()) {
+            otherReplica.setAutoCommit(false);
+            try (Statement statement = otherReplica.createStatement()) {
+                statement.execute("SELECT pg_try_advisory_xact_lock(hashtextextended('idempotency:sweep', 0))");
+            }
+            assertThat(store.sweep(500, 20), is(0));
+            assertThat(query(COUNT + merchant + "'"), is("1"));
+            otherReplica.commit();
+        }
+        for (int run = 0; run < 100 && !query(COUNT + merchant + "'").equals("0"); run++) {
+            store.sweep(500, 20);
+        }
+        assertThat(query(COUNT + merchant + "'"), is("0"));
     }
 
     private static String query(String sql) throws SQLException {

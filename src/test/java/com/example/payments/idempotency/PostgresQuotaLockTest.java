@@ -21,16 +21,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.instanceOf;
 import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
- * The merchant's quota lock on the postgres backend (migration V8): a merchant far from its quota claims without
- * waiting for its other claims in progress (one merchant is not serialized on the disk's flushes), a merchant near
- * it waits for them and stays exact, and claims in progress are counted when the merchant came near its quota
- * between the two looks at its counts. Each test holds a transaction open on a connection of its own to play the
- * claim in progress.
+ * The merchant's quota lock on the postgres backend (migrations V8 and V9): a merchant far from its quota claims
+ * without waiting for its other claims in progress (one merchant is not serialized on the disk's flushes), a merchant
+ * near it waits for them and stays exact, and claims in progress are counted when the merchant came near its quota
+ * between the two looks at its counts. "Far" is by more than the backends connected to the database (V9), so the
+ * quotas here are below the test server's {@code max_connections} (200, as in the CloudNativePG cluster shipped),
+ * the margin V8 used, under which these merchants were always near. Each test holds a transaction open on a
+ * connection of its own to play the claim in progress.
  */
 class PostgresQuotaLockTest {
 
@@ -39,21 +42,23 @@ class PostgresQuotaLockTest {
     @RegisterExtension
     static final PostgresDatabase POSTGRES = PostgresDatabase.withPool(4, Duration.ofSeconds(10),
                                                                        Duration.ofSeconds(5), Duration.ofSeconds(20));
+    // Below max_connections, far above the backends the tests connect.
+    private static final int QUOTA = 100;
     private static PostgresIdempotencyStore store;
-    private static int maxConnections;
 
     @BeforeAll
     static void openStore() throws SQLException {
         if (POSTGRES.database() != null) {
             store = PostgresIdempotencyStore.systemOfRecord(POSTGRES.database(), Duration.ofDays(7));
-            maxConnections = Integer.parseInt(POSTGRES.query("SHOW max_connections"));
+            assertThat("the test server's max_connections", Integer.parseInt(POSTGRES.query("SHOW max_connections")),
+                       greaterThan(QUOTA));
         }
     }
 
     @Test
     void aMerchantFarFromItsQuotaClaimsWhileAnotherOfItsClaimsIsInProgress() throws Exception {
         String merchant = "m_" + UUID.randomUUID();
-        Quota farFromIt = new Quota(maxConnections + 10, 1_000_000);
+        Quota farFromIt = new Quota(QUOTA, 1_000_000);
         // Two committed slot rows of the merchant: each claim counts in one the other does not hold. (A merchant's
         // first claims insert their slot rows, and one that picks the slot another claim is inserting waits for it:
         // 1 in 32, once per slot.)
@@ -62,7 +67,7 @@ class PostgresQuotaLockTest {
         try (Connection inProgress = POSTGRES.server().connect()) {
             inProgress.setAutoCommit(false);
             claimOn(inProgress, merchant, farFromIt);
-            // Before V8 this waited for the claim in progress to commit (and for its flush).
+            // Before V9 (before V8 with any quota) this waited for the claim in progress to commit (and for its flush).
             assertThat(claimWithin(merchant, farFromIt, 4 * WAIT_MS), instanceOf(Claim.Acquired.class));
             inProgress.commit();
         }
@@ -91,30 +96,29 @@ class PostgresQuotaLockTest {
     @Test
     void claimsInProgressCountWhenTheMerchantCameNearItsQuotaBetweenTheTwoLooks() throws Exception {
         String merchant = "m_" + UUID.randomUUID();
-        Quota quota = new Quota(maxConnections + 10, 1_000_000);
+        Quota quota = new Quota(QUOTA, 1_000_000);
         long lock = Long.parseLong(POSTGRES.query("SELECT hashtextextended('quota:" + merchant + "', 0)"));
         try (Connection near = POSTGRES.server().connect(); Connection other = POSTGRES.server().connect();
              ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
             near.setAutoCommit(false);
             other.setAutoCommit(false);
-            // A transaction near the limit holds the lock alone and counts maxConnections + 9 in flight, not
+            // A transaction near the limit holds the lock alone and counts QUOTA - 1 in flight, not
             // committed yet: the claim below looks at the counts first, finds the merchant far from its quota and
             // waits for the lock in shared mode; so does another transaction, which stays in progress after.
             execute(near, "SELECT pg_advisory_xact_lock(" + lock + ")");
-            execute(near, "INSERT INTO merchant_quota_slots VALUES ('" + merchant + "', 0, " + (maxConnections + 9)
-                          + ", 0)");
+            execute(near, "INSERT INTO merchant_quota_slots VALUES ('" + merchant + "', 0, " + (QUOTA - 1) + ", 0)");
             Future<Claim> claim = threads.submit(() -> store.claim(key(merchant), List.of(identity()), LEASE, quota));
             CompletableFuture<Void> sharing = CompletableFuture.runAsync(
                     () -> execute(other, "SELECT pg_advisory_xact_lock_shared(" + lock + ")"), threads);
             awaitWaiters(lock, 2);
             near.commit();
             sharing.get(20, TimeUnit.SECONDS);
-            // maxConnections + 9 visible, the other holder in progress (it may count one), this claim: one over.
+            // QUOTA - 1 visible, the other holder in progress (it may count one), this claim: one over.
             assertThat(claim.get(20, TimeUnit.SECONDS), instanceOf(Claim.OverQuota.class));
             other.rollback();
         }
         assertThat(store.claim(key(merchant), List.of(identity()), LEASE, quota), instanceOf(Claim.Acquired.class));
-        assertThat(counts(merchant), is((maxConnections + 10) + " 1"));
+        assertThat(counts(merchant), is(QUOTA + " 1"));
     }
 
     // A claim of the merchant in the transaction of the connection given, not committed.
