@@ -355,7 +355,7 @@ lt_start_instance() {
     -Dshutdown.cleanup-timeout="$LT_CLEANUP_TIMEOUT" -Dshutdown.metrics-linger="$LT_METRICS_LINGER" \
     -Dshutdown.hard-deadline="$LT_HARD_DEADLINE" \
     -Dauthorizer.simulated-latency="$LT_LATENCY" -Dauthorizer.simulated-latency-jitter="$LT_JITTER" \
-    -Didempotency.max-keys=4000000 -Didempotency.retention=PT10M \
+    -Didempotency.max-keys=4000000 -Didempotency.retention=PT10M -Dauthorization.in-memory.max-resources=4000000 \
     -Dauth.api-keys='sha256:9702b04ac8da313c8ec0784e54e26e65016c0a9c0942463b0c6fb9f354071ab8 m_123' -Didempotency.merchant-quota.max-records=2000000 \
     -Didempotency.merchant-quota.max-in-flight=100000 \
     "$@" "${launch[@]}" >"$log" 2>&1 &

@@ -141,6 +141,7 @@ start_product() {
   shift
   "${PIN_SERVER[@]}" "$JAVA" "${JVM_OPTS[@]}" -Dserver.port=0 -Dhealth-server.port=0 -Didempotency.max-keys=6000000 \
       -Dauth.api-keys="$DEV_KEY" -Didempotency.merchant-quota.max-records=3000000 \
+      -Dauthorization.in-memory.max-resources=10000000 \
       -Didempotency.merchant-quota.max-in-flight=100000 -Dlogging.format="$LOG_FORMAT" "$@" -jar "$JAR" \
       >"$WORK/$label.log" 2>&1 &
   PID=$!
@@ -299,6 +300,13 @@ for round in $(seq "$ROUNDS"); do
     # Through a file, not $(...): a subshell's processes would escape the cleanup if it failed.
     measure "$contender" "$contender-$round" >"$WORK/result"
     result=$(cat "$WORK/result")
+    # A refusal (a full store or quota answers 503 or 429) costs a fraction of an authorization: a run with any is
+    # not a measurement of the POST path.
+    if [ "$(field non_201 "$result")" != 0 ]; then
+      echo "$contender-$round: $(field non_201 "$result") answers other than 201, so it measured refusals; raise the" \
+           "store's bounds in start_product" >&2
+      exit 1
+    fi
     rps[$contender]=$(field rps "$result")
     cpu[$contender]=$(field cpu_us "$result")
     ROWS+=("$round|$contender|$result")

@@ -90,6 +90,7 @@ boot() {
   # shellcheck disable=SC2086  # LT_SMOKE_JVM_OPTS: words on purpose
   "$JAVA" "${JVM_OPTS[@]}" $LT_SMOKE_JVM_OPTS "$@" -Dserver.port="$BUSINESS" -Dhealth-server.port="$HEALTH" -Dauth.api-keys="$DEV_KEY" \
       -Didempotency.merchant-quota.max-records=2000000 -Didempotency.max-keys=4000000 \
+      -Dauthorization.in-memory.max-resources=4000000 \
       -jar "$JAR" >"$WORK/$label.log" 2>&1 &
   PID=$!
   PIDS+=("$PID")
