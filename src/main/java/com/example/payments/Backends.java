@@ -26,6 +26,7 @@ import com.example.payments.idempotency.InMemoryKeyBindings;
 import com.example.payments.idempotency.KeyBindings;
 import com.example.payments.redis.RedisConnection;
 import com.example.payments.redis.RedisIdempotencyStore;
+import com.example.payments.redis.RedisSettings;
 
 import io.helidon.health.HealthCheck;
 import io.helidon.metrics.api.MeterRegistry;
@@ -114,7 +115,7 @@ record Backends(IdempotencyStore idempotency, AuthorizationStore authorizations,
                             Optional.of(sweep), Map.of("idempotency-store", store), Optional.empty());
     }
 
-    private static Backends redis(IdempotencySettings.RedisSettings redis, Database database, Duration checkTimeout) {
+    private static Backends redis(RedisSettings redis, Database database, Duration checkTimeout) {
         RedisConnection connection = RedisConnection.create(redis);
         List<HealthCheck> checks = List.of(redisCheck(connection, checkTimeout), databaseCheck(database, checkTimeout));
         Map<String, AutoCloseable> resources = new LinkedHashMap<>();

@@ -1,6 +1,5 @@
 package com.example.payments.authorization;
 
-import java.io.IOException;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +15,6 @@ import com.example.payments.http.ProblemResponses;
 import com.example.payments.idempotency.IdempotencyKey;
 import com.example.payments.idempotency.IdempotencyStore;
 import com.example.payments.idempotency.IdempotentOperation;
-import com.fasterxml.jackson.databind.JsonNode;
 
 import io.helidon.http.HeaderName;
 import io.helidon.http.Method;
@@ -54,7 +52,7 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
     static final String PATH = "/v1/authorizations";
     /** The operation: its keys, attempt ids and resources are its own. */
     public static final IdempotentOperation.Definition OPERATION = new IdempotentOperation.Definition(
-            "authorize", "authorization", PATH, "POST " + PATH, AuthorizationService::merchantOf);
+            "authorize", "authorization", PATH, "POST " + PATH);
     /** Response header marking a replayed response (IETF idempotency-key draft practice). */
     public static final HeaderName IDEMPOTENT_REPLAYED = IdempotentOperation.IDEMPOTENT_REPLAYED;
     /** Every path this service serves and its methods, in the order an {@code Allow} header lists them. */
@@ -217,15 +215,5 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
             return;
         }
         Resources.send(req, res, Json.bytes(found.get().currentView()));
-    }
-
-    // The owner of a recorded authorization: the merchantId of the body this service recorded (Authorization).
-    private static Optional<String> merchantOf(byte[] body) {
-        try {
-            JsonNode merchant = Json.mapper().readTree(body).get("merchantId");
-            return merchant != null && merchant.isTextual() ? Optional.of(merchant.textValue()) : Optional.empty();
-        } catch (IOException e) {
-            return Optional.empty();
-        }
     }
 }

@@ -2,10 +2,7 @@ package com.example.payments.authorization;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -14,24 +11,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import com.example.payments.http.RequestIds;
-import com.example.payments.observability.LatencyBuckets;
 import com.example.payments.observability.Tracing;
 
-import io.helidon.metrics.api.Counter;
 import io.helidon.metrics.api.MeterRegistry;
-import io.helidon.metrics.api.Tag;
-import io.helidon.metrics.api.Timer;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.context.Scope;
 
 /**
- * Calls the {@link Authorizer} with a timeout ({@code authorizer.timeout}) and counts every call in
- * {@code authorizer_invocations_total{operation,outcome}} (operation {@code authorize}, {@code capture},
- * {@code void}, {@code reverse}; outcome {@code approved}, {@code declined}, {@code unknown}), its duration in the
- * histogram
- * {@code authorizer_duration_seconds{operation,outcome}} (seconds). A replay never reaches this
- * class, which makes that counter the outside-observable proof that no key was authorized twice.
+ * Calls the {@link Authorizer} with a timeout ({@code authorizer.timeout}) and counts every call and its outcome in
+ * {@link AuthorizerMeters}. A replay never reaches this class, which makes its counter the outside-observable proof
+ * that no key was authorized twice.
  *
  * <p>A call that may block runs on a virtual thread of its own, so that the timeout can end the wait; one that cannot
  * ({@link Authorizer#blocks()} is {@code false}) runs on the request's own thread, with no hop.
@@ -43,8 +33,7 @@ final class BoundedAuthorizer implements AutoCloseable {
     private final Authorizer delegate;
     private final Duration timeout;
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-    private final MeterRegistry meters;
-    private final Map<String, OutcomeMeters> outcomes = new ConcurrentHashMap<>();
+    private final AuthorizerMeters meters;
     private final LateDecisions late;
 
     BoundedAuthorizer(Authorizer delegate, Duration timeout, MeterRegistry meters) {
@@ -61,12 +50,7 @@ final class BoundedAuthorizer implements AutoCloseable {
         this.late = late;
         this.delegate = delegate;
         this.timeout = timeout;
-        this.meters = meters;
-        for (String operation : List.of("authorize", "capture", "void", "reverse")) {
-            for (String outcome : List.of("approved", "declined", "unknown")) {
-                meters(operation, outcome);
-            }
-        }
+        this.meters = AuthorizerMeters.create(meters);
     }
 
     /** The result of one bounded call. */
@@ -212,7 +196,7 @@ final class BoundedAuthorizer implements AutoCloseable {
             } else {
                 call.cancel(true);
             }
-            meters(operation, "unknown").record(start);
+            meters.record(operation, "unknown", start);
             LOGGER.log(Level.WARNING, "Authorizer {0} timed out after {1,number,#} ms, attempt {2}: outcome unknown",
                        operation, timeout.toMillis(), attemptId);
             return new TimedOut();
@@ -226,7 +210,7 @@ final class BoundedAuthorizer implements AutoCloseable {
                 return decided(operation, call.resultNow(), start);
             }
             call.cancel(true);
-            meters(operation, "unknown").record(start);
+            meters.record(operation, "unknown", start);
             throw e;
         }
     }
@@ -239,7 +223,7 @@ final class BoundedAuthorizer implements AutoCloseable {
         } catch (Authorizer.IssuerUnavailableException e) {
             return failed(operation, attemptId, e.getMessage(), start);
         } catch (InterruptedException e) {
-            meters(operation, "unknown").record(start);
+            meters.record(operation, "unknown", start);
             throw e;
         } catch (RuntimeException e) {
             return failed(operation, attemptId, e.getClass().getSimpleName(), start);
@@ -247,43 +231,15 @@ final class BoundedAuthorizer implements AutoCloseable {
     }
 
     private Failed failed(String operation, String attemptId, String reason, long start) {
-        meters(operation, "unknown").record(start);
+        meters.record(operation, "unknown", start);
         LOGGER.log(Level.WARNING, "Authorizer {0} failed, attempt {1}: {2}; outcome unknown", operation, attemptId,
                    reason);
         return new Failed(reason);
     }
 
     private Decided decided(String operation, Authorizer.Decision decision, long startNanos) {
-        meters(operation, decision.approved() ? "approved" : "declined").record(startNanos);
+        meters.record(operation, decision.approved() ? "approved" : "declined", startNanos);
         return new Decided(decision);
-    }
-
-    private OutcomeMeters meters(String operation, String outcome) {
-        return outcomes.computeIfAbsent(operation + " " + outcome, k -> OutcomeMeters.create(meters, operation,
-                                                                                             outcome));
-    }
-
-    /** The counter and the duration histogram of one operation and outcome, created once. */
-    private record OutcomeMeters(Counter invocations, Timer duration) {
-
-        static OutcomeMeters create(MeterRegistry meters, String operation, String outcome) {
-            List<Tag> tags = List.of(Tag.create("operation", operation), Tag.create("outcome", outcome));
-            return new OutcomeMeters(
-                    meters.getOrCreate(Counter.builder("authorizer_invocations")
-                                               .tags(tags)
-                                               .description("Calls to the authorizer; a replay never adds one")),
-                    meters.getOrCreate(Timer.builder("authorizer_duration")
-                                               .baseUnit(TimeUnit.SECONDS)
-                                               .tags(tags)
-                                               .description("Duration of each authorizer call, up to its timeout")
-                                               .percentiles(new double[0])
-                                               .buckets(LatencyBuckets.bounds())));
-        }
-
-        void record(long startNanos) {
-            invocations.increment();
-            duration.record(Duration.ofNanos(System.nanoTime() - startNanos));
-        }
     }
 
     @Override

@@ -44,10 +44,10 @@ public final class OperationService implements HttpService {
     static final String VOIDS = AuthorizationService.PATH + "/{id}/voids";
     /** The capture operation: keys, attempt ids and resources of its own. */
     public static final IdempotentOperation.Definition CAPTURE = new IdempotentOperation.Definition(
-            "capture", "capture", CAPTURES, "POST " + CAPTURES, body -> Optional.empty());
+            "capture", "capture", CAPTURES, "POST " + CAPTURES);
     /** The void operation. */
     public static final IdempotentOperation.Definition VOID = new IdempotentOperation.Definition(
-            "void", "void", VOIDS, "POST " + VOIDS, body -> Optional.empty());
+            "void", "void", VOIDS, "POST " + VOIDS);
     /** Every path this service serves and its methods. */
     public static final Map<String, List<Method>> RESOURCES = Map.of(
             CAPTURES, List.of(Method.POST),

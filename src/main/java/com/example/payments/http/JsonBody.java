@@ -2,20 +2,11 @@ package com.example.payments.http;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CoderResult;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
-import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.regex.Pattern;
 
-import com.example.payments.carddata.PanDetector;
 import com.example.payments.http.Problem.FieldError;
 import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -29,16 +20,10 @@ import io.helidon.webserver.http.ServerRequest;
  * {@link Json}), every string must be Unicode text (no unpaired surrogate escape), and the text must be one
  * JSON value (no trailing content, no duplicate keys: see {@link Json}).
  *
- * <p>Lenient decoding would replace a bad byte by U+FFFD, so two bodies that differ only in that byte would look alike
- * and one would be replayed as the other; an unpaired surrogate would turn into {@code ?} the same way when encoded.
- * Error details name the field (a JSON pointer, only when its names are plain identifiers) and the byte offset, and
- * never quote the input: a parser message can quote a card number or a CVC.
- *
- * <p>Size: the strict UTF-8, surrogate and field-naming checks share the byte-offset bookkeeping of one read.
+ * <p>Error details name the field and the byte offset and never quote the input: a parser message can quote a card
+ * number or a CVC. The UTF-8 and surrogate checks, and why they are strict, are {@link StrictJsonText}'s.
  */
 public final class JsonBody {
-
-    private static final Pattern PLAIN_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}|[0-9]{1,5}");
 
     private JsonBody() {
     }
@@ -135,12 +120,18 @@ public final class JsonBody {
             return new Invalid(FieldError.body("#", wrongEncoding + "; send UTF-8 JSON without a byte order mark "
                                                     + "(RFC 8259 section 8.1)"));
         }
-        // Plain ASCII without NUL (nearly every request) is valid UTF-8 by construction: only other bodies pay for
-        // the strict decoder, which needs a char buffer as large as the body.
-        if (!isAscii(bytes)) {
-            Invalid notUtf8 = notStrictUtf8(bytes);
-            if (notUtf8 != null) {
-                return notUtf8;
+        // Plain ASCII without NUL (nearly every request) is valid UTF-8 by construction, and without a backslash it
+        // holds no escape, so no unpaired surrogate: only other bodies pay for the strict checks.
+        boolean ascii = true;
+        boolean escapes = false;
+        for (byte b : bytes) {
+            ascii &= b >= 0;
+            escapes |= b == '\\';
+        }
+        if (!ascii) {
+            Optional<FieldError> notUtf8 = StrictJsonText.notStrictUtf8(bytes);
+            if (notUtf8.isPresent()) {
+                return new Invalid(notUtf8.get());
             }
         }
         JsonNode json;
@@ -160,116 +151,8 @@ public final class JsonBody {
         if (json == null || json.isMissingNode()) {
             return new Invalid(FieldError.body("#", "the body must be a JSON object"));
         }
-        String surrogate = unpairedSurrogate(json, "");
-        if (surrogate != null) {
-            return new Invalid(FieldError.body(safePointer(surrogate), "contains an unpaired UTF-16 surrogate "
-                    + "escape, which is not a Unicode character (RFC 8259 section 8.2)"));
-        }
-        return new Parsed(json);
-    }
-
-    private static boolean isAscii(byte[] bytes) {
-        for (byte b : bytes) {
-            if (b < 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    // Strict UTF-8 (no replacement of bad bytes): the problem naming where the first bad byte is, or null when valid.
-    private static Invalid notStrictUtf8(byte[] bytes) {
-        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT);
-        ByteBuffer in = ByteBuffer.wrap(bytes);
-        CharBuffer out = CharBuffer.allocate(bytes.length);
-        CoderResult result = decoder.decode(in, out, true);
-        if (!result.isError()) {
-            result = decoder.flush(out);
-        }
-        if (!result.isError()) {
-            return null;
-        }
-        int offset = in.position();
-        String prefix = out.flip().toString();
-        return new Invalid(FieldError.body(pointerAtEnd(prefix), "not valid UTF-8 (byte " + offset
-                + " of the body); request bodies are UTF-8 JSON (RFC 8259 section 8.1)"));
-    }
-
-    // Pointer of the value being read where the text ends (the text is the body up to a bad byte).
-    private static String pointerAtEnd(String prefix) {
-        try (JsonParser parser = Json.mapper().createParser(prefix)) {
-            try {
-                while (parser.nextToken() != null) {
-                    // read on to the end of the valid prefix
-                }
-            } catch (IOException e) {
-                // expected: the prefix stops in the middle of a value
-            }
-            return safePointer(parser.getParsingContext().pathAsPointer().toString());
-        } catch (IOException e) {
-            return "#";
-        }
-    }
-
-    // The RFC 6901 pointer of the first string (or, for a field name, of its object) that is not Unicode text.
-    private static String unpairedSurrogate(JsonNode node, String pointer) {
-        if (node.isTextual()) {
-            return isUnicode(node.textValue()) ? null : pointer;
-        }
-        if (node.isArray()) {
-            for (int i = 0; i < node.size(); i++) {
-                String found = unpairedSurrogate(node.get(i), pointer + "/" + i);
-                if (found != null) {
-                    return found;
-                }
-            }
-        }
-        if (node.isObject()) {
-            for (Map.Entry<String, JsonNode> field : node.properties()) {
-                if (!isUnicode(field.getKey())) {
-                    return pointer;
-                }
-                String found = unpairedSurrogate(field.getValue(), pointer + "/" + segment(field.getKey()));
-                if (found != null) {
-                    return found;
-                }
-            }
-        }
-        return null;
-    }
-
-    private static boolean isUnicode(String text) {
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    // RFC 6901 escaping of one reference token.
-    private static String segment(String name) {
-        return name.replace("~", "~0").replace("/", "~1");
-    }
-
-    // A pointer as "#/a/b", cut before the first name that is not a plain identifier: field names come from the client
-    // and are echoed in the problem, so one that could carry card data is never repeated.
-    private static String safePointer(String pointer) {
-        StringBuilder safe = new StringBuilder("#");
-        if (pointer.isEmpty()) {
-            return safe.toString();
-        }
-        for (String name : pointer.substring(1).split("/", -1)) {
-            if (!PLAIN_NAME.matcher(name).matches() || PanDetector.containsPan(name)) {
-                break;
-            }
-            safe.append('/').append(name);
-        }
-        return safe.toString();
+        // A surrogate can only come from a backslash-u escape: strict UTF-8 refuses an encoded one.
+        Optional<FieldError> surrogate = escapes ? StrictJsonText.unpairedSurrogate(json) : Optional.empty();
+        return surrogate.isPresent() ? new Invalid(surrogate.get()) : new Parsed(json);
     }
 }

@@ -1,18 +1,14 @@
 package com.example.payments.idempotency;
 
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;
-import java.util.Locale;
 import java.util.Optional;
 
 import com.example.payments.config.ConfigValues;
 import com.example.payments.config.ConfigurationException;
 import com.example.payments.database.DatabaseSettings;
-
-import io.lettuce.core.RedisURI;
+import com.example.payments.redis.RedisSettings;
 
 /**
  * Validated {@code idempotency.*} configuration.
@@ -88,29 +84,6 @@ public record IdempotencySettings(Store store, Duration inFlightLease, Duration 
     }
 
     /**
-     * Validated {@code idempotency.redis.*} configuration.
-     *
-     * @param uri            {@code idempotency.redis.uri}: {@code redis://} or {@code rediss://} (TLS), optionally
-     *                       with ACL user and password ({@code rediss://user:password@host:6380/0})
-     * @param keyPrefix      {@code idempotency.redis.key-prefix}, default {@value StableNames#DEFAULT_KEY_PREFIX}
-     * @param connectTimeout {@code idempotency.redis.connect-timeout}, default PT1S
-     * @param commandTimeout {@code idempotency.redis.command-timeout}, default PT0.5S
-     * @param minReplicasAck {@code idempotency.redis.min-replicas-ack}, default 0: replicas that must confirm a claim
-     *                       or completion (Redis {@code WAIT}) within the command timeout, else 503
-     */
-    public record RedisSettings(URI uri, String keyPrefix, Duration connectTimeout, Duration commandTimeout,
-                                int minReplicasAck) {
-
-        @Override
-        public String toString() {
-            // The URI may carry a password.
-            return "RedisSettings[" + uri.getScheme() + "://" + uri.getHost() + ":" + uri.getPort() + ", keyPrefix="
-                   + keyPrefix + ", connectTimeout=" + connectTimeout + ", commandTimeout=" + commandTimeout
-                   + ", minReplicasAck=" + minReplicasAck + "]";
-        }
-    }
-
-    /**
      * Reads and validates the settings.
      *
      * @param values config reader
@@ -137,7 +110,7 @@ public record IdempotencySettings(Store store, Duration inFlightLease, Duration 
                     + "current one, at least " + MIN_SECRET_LENGTH + " characters");
         }
         // Read whatever the store, so that a mistake under idempotency.redis fails now, not when the store is switched.
-        RedisSettings redisSettings = redis(values, store == Store.REDIS);
+        RedisSettings redisSettings = RedisSettings.create(values, store == Store.REDIS);
         Optional<RedisSettings> redis = store == Store.REDIS ? Optional.of(redisSettings) : Optional.empty();
         // With redis too, in every environment: Redis is the registry, the resources live in PostgreSQL.
         boolean databaseRequired = store == Store.POSTGRES || store == Store.REDIS;
@@ -186,60 +159,6 @@ public record IdempotencySettings(Store store, Duration inFlightLease, Duration 
                     : command.multipliedBy(3).plus(r.connectTimeout()).plusMillis(100);
             return new StoreBounds(write, write.plus(command));
         }).orElse(new StoreBounds(Duration.ZERO, Duration.ZERO));
-    }
-
-    // Validated whatever the store; with another store the result is dropped (and its uri may be null).
-    private static RedisSettings redis(ConfigValues values, boolean required) {
-        return new RedisSettings(redisUri(values, required),
-                values.string("idempotency.redis.key-prefix", "a key prefix such as payments-authorization:")
-                        .orElse(StableNames.DEFAULT_KEY_PREFIX),
-                values.positiveDuration("idempotency.redis.connect-timeout", Duration.ofSeconds(1)),
-                values.positiveDuration("idempotency.redis.command-timeout", Duration.ofMillis(500)),
-                (int) values.longInRange("idempotency.redis.min-replicas-ack", 0, 0, 16));
-    }
-
-    // The value is never echoed: it may carry a password. Lettuce parses it once more when connecting, so what it would
-    // refuse (a database that is not a number, a port out of range) must be refused here, with the key named.
-    private static URI redisUri(ConfigValues values, boolean required) {
-        String key = "idempotency.redis.uri";
-        String range = "redis://[user:password@]host[:port][/database] or rediss://... (TLS), database a number from "
-                       + "0, port from 1 to 65535, no query";
-        String allowed = "allowed: " + range;
-        Optional<String> configured = values.string(key, range);
-        if (configured.isEmpty() && !required) {
-            return null;
-        }
-        String raw = configured.orElseThrow(() -> new ConfigurationException(key,
-                "missing; " + allowed + ", when idempotency.store is redis"));
-        URI uri;
-        try {
-            uri = new URI(raw.trim());
-        } catch (URISyntaxException e) {
-            throw new ConfigurationException(key, "not a URI; " + allowed);
-        }
-        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-        if (!scheme.equals("redis") && !scheme.equals("rediss")) {
-            throw new ConfigurationException(key, "the scheme is not redis or rediss; " + allowed);
-        }
-        if (uri.getHost() == null || uri.getHost().isBlank()) {
-            throw new ConfigurationException(key, "no host (or a host name Java cannot parse); " + allowed);
-        }
-        if (uri.getPort() == 0 || uri.getPort() > 65535) {
-            throw new ConfigurationException(key, "port " + uri.getPort() + " is out of range; " + allowed);
-        }
-        String path = uri.getRawPath() == null ? "" : uri.getRawPath();
-        if (!path.isEmpty() && !path.equals("/") && !path.matches("/[0-9]{1,9}")) {
-            throw new ConfigurationException(key, "the database after the host is not a number; " + allowed);
-        }
-        if (uri.getRawQuery() != null || uri.getRawFragment() != null) {
-            throw new ConfigurationException(key, "a query or fragment is not accepted; " + allowed);
-        }
-        try {
-            RedisURI.create(uri);
-        } catch (RuntimeException e) {
-            throw new ConfigurationException(key, "not a Redis URI the client accepts; " + allowed);
-        }
-        return uri;
     }
 
     @Override

@@ -5,16 +5,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.UUID;
 import java.util.function.Consumer;
 
-import com.example.payments.http.Problem;
 import com.example.payments.http.ProblemResponses;
-import com.example.payments.http.ResponseBodies;
 
 import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
-import io.helidon.http.HeaderValues;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 
@@ -30,8 +26,8 @@ import io.helidon.webserver.http.ServerResponse;
  * full or unavailable, draining (the work could not finish before the drain deadline) or lease lost; then the work's
  * own answer: the decision (e.g. 201 with {@code Location}), or its problem when there is no decision (e.g. 502, 504;
  * the key is released); 504 {@code outcome-unknown} when the request was cut off or its decision could not be
- * recorded. The flow's own 409, 429, 503 and 504 carry {@code Retry-After}. Reads ({@link #find}) answer only the
- * scope's own resources: another scope's is 404, exactly like an unknown id.
+ * recorded. The flow's own 409, 429, 503 and 504 carry {@code Retry-After}. Reading a resource back is its resource
+ * store's ({@code GET /v1/authorizations/{id}} reads the authorization, not its recorded answer).
  *
  * <p>The promise: every answer that carries a decision is built from the recorded decision, so every answer for one
  * key is byte-identical; the work runs only after a claim, under a lease that covers it.
@@ -55,23 +51,8 @@ public final class IdempotentOperation {
      *                  {@code basePath/id}; a {@code {id}} in it is the request's path parameter {@code id} (the
      *                  parent of a sub-resource, e.g. {@code /v1/authorizations/{id}/captures})
      * @param route     the route, for problem details, e.g. {@code POST /v1/authorizations}
-     * @param owner     reads the scope a recorded body belongs to, e.g. its {@code merchantId}; {@link #find} answers
-     *                  404 to any other scope
      */
-    public record Definition(String operation, String kind, String basePath, String route, Owner owner) {
-    }
-
-    /** Which scope a recorded resource belongs to. */
-    @FunctionalInterface
-    public interface Owner {
-
-        /**
-         * Reads the owner from a body the operation's work recorded.
-         *
-         * @param body the recorded body
-         * @return its scope (merchant), or empty when the body names none (then nobody may read it)
-         */
-        Optional<String> of(byte[] body);
+    public record Definition(String operation, String kind, String basePath, String route) {
     }
 
     /** When the drain must be over. */
@@ -223,47 +204,6 @@ public final class IdempotentOperation {
         case Claim.Full full -> ProblemResponses.sendRetryable(req, res, IdempotencyProblems.full(), 5);
         case Claim.OverQuota over -> ProblemResponses.sendRetryable(req, res, IdempotencyProblems.overQuota(over.limit()),
                 over.limit() == Quota.Limit.IN_FLIGHT ? 1 : IdempotencyProblems.RECORDS_RETRY_AFTER_SECONDS);
-        }
-    }
-
-    /**
-     * Answers {@code GET basePath/{id}}: 200 with the recorded body, 404 when unknown, past retention or another
-     * scope's (the same answer, so that no caller learns which ids exist), 503 when the store cannot be reached; a
-     * {@code HEAD} gets the same status and headers without the body.
-     *
-     * @param req   the {@code GET} or {@code HEAD} request
-     * @param res   the response, not yet sent
-     * @param scope the merchant the caller acts for
-     * @param id    the id from the path
-     */
-    public void find(ServerRequest req, ServerResponse res, String scope, String id) {
-        if (!isUuid(id)) {
-            ProblemResponses.send(req, res, ProblemResponses.notFound("No " + definition.kind() + " with this id."));
-            return;
-        }
-        Optional<Decision> found;
-        try {
-            found = registry.findDecision(new DecisionKey(definition.kind(), id));
-        } catch (IdempotencyStore.UnavailableException e) {
-            unavailable.accept("Store unavailable for GET: " + e.getMessage());
-            ProblemResponses.sendRetryable(req, res, Problem.of("store-unavailable", "Temporarily unavailable", 503,
-                    "The store cannot be reached. Retry shortly."), 1);
-            return;
-        }
-        if (found.isEmpty() || !definition.owner().of(found.get().body()).map(scope::equals).orElse(false)) {
-            ProblemResponses.send(req, res, ProblemResponses.notFound("No " + definition.kind() + " with this id."));
-            return;
-        }
-        res.header(HeaderValues.CONTENT_TYPE_JSON)
-                .header(HeaderNames.CACHE_CONTROL, "no-store");
-        ResponseBodies.send(req, res, found.get().body());
-    }
-
-    private static boolean isUuid(String id) {
-        try {
-            return UUID.fromString(id).toString().equals(id);
-        } catch (IllegalArgumentException e) {
-            return false;
         }
     }
 }

@@ -3,7 +3,6 @@ package com.example.payments.redis;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
-import com.example.payments.idempotency.IdempotencySettings.RedisSettings;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;

@@ -7,18 +7,15 @@ import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
-import com.example.payments.idempotency.IdempotencySettings.RedisSettings;
 import com.example.payments.idempotency.IdempotencyStore;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
@@ -36,8 +33,7 @@ import io.lettuce.core.resource.ClientResources;
  * up. A command whose answer was lost with the connection is never re-sent (at most once). Lettuce reconnects in the
  * background (every second at most); if Redis was unreachable when the service started, the next call after a second
  * tries again, so the process recovers by itself either way.
- *
- * <p>Size: the connection, the replica-ack pool and their fail-fast bounds share one lifecycle.
+ * Connecting is {@link SharedConnection}'s.
  */
 public final class RedisConnection implements AutoCloseable {
 
@@ -49,16 +45,14 @@ public final class RedisConnection implements AutoCloseable {
     private final RedisClient client;
     private final RedisURI uri;
     private final ReplicatedWrites replicated;
-    private final ReentrantLock connecting = new ReentrantLock();
-    private volatile StatefulRedisConnection<String, byte[]> shared;
-    private volatile long nextAttemptNanos = System.nanoTime();
-    private volatile String lastFailure = "not connected yet";
+    private final SharedConnection shared;
 
     private RedisConnection(RedisSettings settings) {
         this.settings = settings;
         this.resources = RedisClients.resources();
         this.uri = RedisClients.uri(settings);
         this.client = RedisClients.client(settings, resources, uri);
+        this.shared = new SharedConnection(client, uri, CODEC, settings);
         this.replicated = settings.minReplicasAck() > 0
                 ? new ReplicatedWrites(client, uri, CODEC, settings.minReplicasAck(), settings.connectTimeout(),
                                        settings.commandTimeout())
@@ -75,7 +69,7 @@ public final class RedisConnection implements AutoCloseable {
     public static RedisConnection create(RedisSettings settings) {
         RedisConnection connection = new RedisConnection(settings);
         try {
-            connection.shared();
+            connection.shared.get();
             if (connection.replicated != null) {
                 connection.replicated.warmUp();
             }
@@ -126,7 +120,7 @@ public final class RedisConnection implements AutoCloseable {
     public <T> T call(String operation, Function<RedisAsyncCommands<String, byte[]>, RedisFuture<T>> command) {
         long deadline = System.nanoTime() + settings.commandTimeout().toNanos();
         try {
-            return RedisReplies.await(command.apply(shared().async()), deadline);
+            return RedisReplies.await(command.apply(shared.get().async()), deadline);
         } catch (RedisException e) {
             throw unavailable(operation, e);
         }
@@ -141,7 +135,7 @@ public final class RedisConnection implements AutoCloseable {
     public Optional<String> check(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         try {
-            RedisReplies.await(shared().async().ping(), deadline);
+            RedisReplies.await(shared.get().async().ping(), deadline);
             return Optional.empty();
         } catch (RedisException e) {
             return Optional.of(unavailable("PING", e).getMessage());
@@ -178,7 +172,7 @@ public final class RedisConnection implements AutoCloseable {
     Object eval(LuaScript script, String[] keys, byte[]... args) {
         long deadline = System.nanoTime() + settings.commandTimeout().toNanos();
         try {
-            return script.run(shared().async(), keys, args, deadline);
+            return script.run(shared.get().async(), keys, args, deadline);
         } catch (RedisException e) {
             throw unavailable(script.name(), e);
         }
@@ -207,38 +201,7 @@ public final class RedisConnection implements AutoCloseable {
         }
     }
 
-    private StatefulRedisConnection<String, byte[]> shared() {
-        StatefulRedisConnection<String, byte[]> current = shared;
-        if (current != null) {
-            return current;
-        }
-        // One thread connects; the others fail fast instead of queueing behind a connect timeout.
-        if (!connecting.tryLock()) {
-            throw new IdempotencyStore.UnavailableException("Redis: not connected, another request is connecting "
-                                                            + "(last failure: " + lastFailure + ")", null);
-        }
-        try {
-            if (shared != null) {
-                return shared;
-            }
-            if (System.nanoTime() - nextAttemptNanos < 0) {
-                throw new IdempotencyStore.UnavailableException("Redis: not connected: " + lastFailure, null);
-            }
-            nextAttemptNanos = System.nanoTime() + RedisClients.RECONNECT_INTERVAL.toNanos();
-            StatefulRedisConnection<String, byte[]> connected = client.connect(CODEC, uri);
-            LOGGER.log(Level.INFO, "Connected to Redis: {0}", settings);
-            RedisReplies.warnUnlessNoEviction(connected, settings.commandTimeout());
-            shared = connected;
-            return connected;
-        } catch (RedisException e) {
-            lastFailure = RedisReplies.describe(e);
-            throw unavailable("connect to " + uri.getHost() + ":" + uri.getPort(), e);
-        } finally {
-            connecting.unlock();
-        }
-    }
-
-    private static IdempotencyStore.UnavailableException unavailable(String operation, RedisException e) {
+    static IdempotencyStore.UnavailableException unavailable(String operation, RedisException e) {
         return new IdempotencyStore.UnavailableException("Redis " + operation + ": " + RedisReplies.describe(e), e);
     }
 
@@ -248,10 +211,7 @@ public final class RedisConnection implements AutoCloseable {
         if (replicated != null) {
             replicated.close();
         }
-        StatefulRedisConnection<String, byte[]> current = shared;
-        if (current != null) {
-            current.close();
-        }
+        shared.close();
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         try {
             resources.shutdown(0, 2, TimeUnit.SECONDS).get(3, TimeUnit.SECONDS);

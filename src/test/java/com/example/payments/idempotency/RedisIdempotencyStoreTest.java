@@ -9,6 +9,7 @@ import java.util.UUID;
 
 import com.example.payments.redis.RedisConnection;
 import com.example.payments.redis.RedisIdempotencyStore;
+import com.example.payments.redis.RedisSettings;
 import com.example.payments.testing.RedisServer;
 
 import org.junit.jupiter.api.AfterAll;
@@ -117,12 +118,12 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
         assertThat(store.claim(key, List.of(identity), LONG, Quota.UNLIMITED), is(new Claim.Replay(decision, true)));
     }
 
-    static IdempotencySettings.RedisSettings settings(String uri, int minReplicasAck) {
+    static RedisSettings settings(String uri, int minReplicasAck) {
         return settings(uri, minReplicasAck, Duration.ofMillis(500));
     }
 
-    static IdempotencySettings.RedisSettings settings(String uri, int minReplicasAck, Duration commandTimeout) {
-        return new IdempotencySettings.RedisSettings(URI.create(uri), PREFIX, Duration.ofSeconds(1), commandTimeout,
+    static RedisSettings settings(String uri, int minReplicasAck, Duration commandTimeout) {
+        return new RedisSettings(URI.create(uri), PREFIX, Duration.ofSeconds(1), commandTimeout,
                                                      minReplicasAck);
     }
 }
