@@ -302,6 +302,10 @@ for round in $(seq "$ROUNDS"); do
     result=$(cat "$WORK/result")
     # A refusal (a full store or quota answers 503 or 429) costs a fraction of an authorization: a run with any is
     # not a measurement of the POST path.
+    if [ -z "$result" ]; then
+      echo "$contender-$round: wrk printed no RESULT line" >&2
+      exit 1
+    fi
     if [ "$(field non_201 "$result")" != 0 ]; then
       echo "$contender-$round: $(field non_201 "$result") answers other than 201, so it measured refusals; raise the" \
            "store's bounds in start_product" >&2

@@ -125,7 +125,7 @@ measure() {
   # shellcheck disable=SC2086  # LT_SMOKE_JVM_OPTS: words on purpose
   # shellcheck disable=SC2046  # a smoke's service starts without the warm-up (up to 3 s of CPU each)
   "$JAVA" $LT_SMOKE_JVM_OPTS $([ "$LT_SMOKE" = 1 ] && echo -Dwarm-up.requests=0) -Dserver.port=0 -Dhealth-server.port=0 \
-      -Didempotency.max-keys=4000000 \
+      -Didempotency.max-keys=4000000 -Dauthorization.in-memory.max-resources=4000000 \
       -Didempotency.fingerprint-secret=load-test-fingerprint-secret \
       -Dauth.api-keys="$API_KEYS" -Didempotency.merchant-quota.max-records=2000000 \
       -Didempotency.merchant-quota.max-in-flight=100000 "$@" -jar "$JAR" \

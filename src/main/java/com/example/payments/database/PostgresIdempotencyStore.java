@@ -55,8 +55,9 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     private final Function<Decision, Optional<AuthorizationRow>> authorizations;
     private final boolean bindsKeys;
     private volatile boolean sweepFailing;
-    // Rows per sweep statement now: halved when one fails (e.g. statement_timeout), doubled back after a full one.
-    private volatile int sweepBatch = Integer.MAX_VALUE;
+    // Halvings of the sweep's batch now: one more when a statement fails (e.g. statement_timeout), one less after a
+    // full one (relative, so that it holds for any batch asked for).
+    private volatile int sweepHalvings;
 
     private PostgresIdempotencyStore(Database database, Function<Decision, Optional<AuthorizationRow>> authorizations,
                                      boolean bindsKeys) {
@@ -146,19 +147,22 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         }
         int total = 0;
         for (int i = 0; i < maxBatches; i++) {
-            int size = Math.min(batch, sweepBatch);
+            int halvings = sweepHalvings;
+            int size = Math.max(Math.min(batch, MIN_SWEEP_BATCH), batch >> halvings);
             int deleted;
             try {
                 deleted = database.call("sweep", connection -> PostgresIdempotencySql.sweep(connection, size));
             } catch (UnavailableException e) {
-                sweepBatch = Math.max(MIN_SWEEP_BATCH, size / 2);
+                if (size > MIN_SWEEP_BATCH) {
+                    sweepHalvings = halvings + 1;
+                }
                 throw e;
             }
             total += deleted;
             if (deleted < size) {
                 break;
             }
-            sweepBatch = size > batch / 2 ? batch : size * 2;
+            sweepHalvings = Math.max(0, halvings - 1);
         }
         return total;
     }

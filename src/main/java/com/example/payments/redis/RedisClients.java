@@ -3,7 +3,6 @@ package com.example.payments.redis;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
-
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;

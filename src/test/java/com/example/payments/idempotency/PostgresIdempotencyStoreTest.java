@@ -17,6 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * The store contract, unchanged, against {@link PostgresIdempotencyStore} on a private PostgreSQL, plus what only the
@@ -112,6 +113,28 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
             store.sweep(500, 20);
         }
         assertThat(query(COUNT + merchant + "'"), is("0"));
+    }
+
+    @Test
+    void aFailedSweepStatementHalvesTheNextOnesAndAFullOneDoublesThemBack() throws Exception {
+        String merchant = "m_" + UUID.randomUUID();
+        for (int i = 0; i < 70; i++) {
+            store.claim(RequestIdentities.lookupKey("authorize", merchant, new IdempotencyKey("h" + i)),
+                        List.of(identity("h")), SHORT, Quota.UNLIMITED);
+        }
+        Thread.sleep(2 * SHORT.toMillis());
+        try (Connection otherSession = POSTGRES.server().connect()) {
+            otherSession.setAutoCommit(false);
+            try (Statement statement = otherSession.createStatement()) {
+                // The sweep's delete of decisions waits for this lock past lock_timeout: the statement fails.
+                statement.execute("LOCK TABLE decisions IN ACCESS EXCLUSIVE MODE");
+            }
+            assertThrows(IdempotencyStore.UnavailableException.class, () -> store.sweep(40, 1));
+            otherSession.rollback();
+        }
+        // At least 70 expired rows (other tests' too): each statement deletes as many as its batch.
+        assertThat(store.sweep(40, 1), is(20));
+        assertThat(store.sweep(40, 1), is(40));
     }
 
     private static String query(String sql) throws SQLException {

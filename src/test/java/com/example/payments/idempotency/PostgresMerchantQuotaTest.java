@@ -30,9 +30,9 @@ import static org.hamcrest.Matchers.lessThanOrEqualTo;
  * their keys): many concurrent claims of one merchant never take more keys than its quota (the documented bound is
  * exact), claims and recordings side by side leave counts equal to the rows they count, and counts from before V6
  * (the merchant's {@code merchant_quotas} row) still count. The quotas of 20 and 100 are above the backends this
- * class connects (its pool of 16, and the test's own), so the first claims take the merchant's lock in shared mode
- * and the later ones come near the limit while others hold it (migration V9): the shared mode, the count of its
- * holders and the exclusive mode all run under this concurrency.
+ * class connects (its pool of 16, and the test's own), so the first claims may take the merchant's lock in shared
+ * mode (migration V9) before the merchant comes near its limit; which modes run is not asserted here
+ * ({@code PostgresQuotaLockTest} asserts each).
  */
 class PostgresMerchantQuotaTest {
 
