@@ -20,17 +20,18 @@ import io.helidon.config.Config;
  * <p>Durations are ISO-8601 ({@code PT0.5S}, {@code PT10S}, {@code PT24H}), in whole milliseconds, at most
  * {@link #MAX_DURATION} (a year: longer is a typo, and sums of such values would overflow).
  *
- * <p>Size: one typed reader per kind of value (durations, sizes, enums, lists), all sharing one error wording.
+ * <p>Whether a key holds one value at all, under parents that are objects, is checked by {@link ConfigShape}; this
+ * class parses that value and checks its range.
  */
 public final class ConfigValues {
 
     /** Longest accepted duration: PT8760H (365 days). */
     public static final Duration MAX_DURATION = Duration.ofDays(365);
 
-    private final Config root;
+    private final ConfigShape shape;
 
-    private ConfigValues(Config root) {
-        this.root = root;
+    private ConfigValues(ConfigShape shape) {
+        this.shape = shape;
     }
 
     /**
@@ -40,7 +41,7 @@ public final class ConfigValues {
      * @return the reader
      */
     public static ConfigValues create(Config root) {
-        return new ConfigValues(root);
+        return new ConfigValues(new ConfigShape(root));
     }
 
     /**
@@ -86,7 +87,7 @@ public final class ConfigValues {
      * @throws ConfigurationException when empty, not an integer or out of range
      */
     public long longInRange(String key, long defaultValue, long min, long max) {
-        Optional<String> raw = value(key, range(min, max));
+        Optional<String> raw = shape.value(key, range(min, max));
         if (raw.isEmpty()) {
             return defaultValue;
         }
@@ -112,7 +113,7 @@ public final class ConfigValues {
      */
     public double ratio(String key, double defaultValue) {
         String allowed = "a decimal number from 0.0 to 1.0";
-        Optional<String> raw = value(key, allowed);
+        Optional<String> raw = shape.value(key, allowed);
         if (raw.isEmpty()) {
             return defaultValue;
         }
@@ -142,7 +143,7 @@ public final class ConfigValues {
     public <E extends Enum<E>> E oneOf(String key, Class<E> type, E defaultValue) {
         String allowed = Arrays.stream(type.getEnumConstants()).map(ConfigValues::configName)
                 .collect(Collectors.joining(" | "));
-        Optional<String> raw = value(key, allowed);
+        Optional<String> raw = shape.value(key, allowed);
         if (raw.isEmpty()) {
             return defaultValue;
         }
@@ -174,7 +175,7 @@ public final class ConfigValues {
      * @throws ConfigurationException when the key is present but empty, a list or an object
      */
     public Optional<String> string(String key, String allowed) {
-        return value(key, allowed);
+        return shape.value(key, allowed);
     }
 
     /**
@@ -186,12 +187,7 @@ public final class ConfigValues {
      * @throws ConfigurationException when the key is a list or an object
      */
     public Optional<String> stringOrUnset(String key, String allowed) {
-        requireObjectParents(key);
-        Config node = root.get(key);
-        if (node.exists() && node.type() == Config.Type.VALUE && node.asString().orElse("").isBlank()) {
-            return Optional.empty();
-        }
-        return value(key, allowed);
+        return shape.valueOrUnset(key, allowed);
     }
 
     /**
@@ -204,44 +200,8 @@ public final class ConfigValues {
         return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
-    // The one value under a key: empty when the key is absent; an error for anything but one non-blank value.
-    private Optional<String> value(String key, String allowed) {
-        requireObjectParents(key);
-        Config node = root.get(key);
-        if (!node.exists()) {
-            return Optional.empty();
-        }
-        if (node.type() != Config.Type.VALUE) {
-            String shape = node.type() == Config.Type.LIST ? "a list" : "an object";
-            throw new ConfigurationException(key, shape + " where one value is expected; allowed: " + allowed);
-        }
-        Optional<String> raw = node.asString().asOptional();
-        if (raw.isEmpty() || raw.get().isBlank()) {
-            throw new ConfigurationException(key, "empty; allowed: " + allowed + " (or no key at all for the default)");
-        }
-        return raw;
-    }
-
-    // "health: PT1S" would leave every health.* key absent, or (over the shipped section) be merged away: either way
-    // the defaults would be taken in silence.
-    private void requireObjectParents(String key) {
-        int dot = key.indexOf('.');
-        while (dot > 0) {
-            String parent = key.substring(0, dot);
-            Config node = root.get(parent);
-            // An empty section ("http:" with its keys commented out) reads as an empty value: that is no mistake.
-            boolean value = node.hasValue() && !node.asString().orElse("").isBlank();
-            if (node.type() == Config.Type.LIST || value) {
-                throw new ConfigurationException(parent, (value ? "a value" : "a list") + " where an object is "
-                                                         + "expected; allowed: an object with keys such as "
-                                                         + key.substring(dot + 1));
-            }
-            dot = key.indexOf('.', dot + 1);
-        }
-    }
-
     private Duration duration(String key, Duration defaultValue, String allowed) {
-        Optional<String> raw = value(key, allowed + ", e.g. PT5S");
+        Optional<String> raw = shape.value(key, allowed + ", e.g. PT5S");
         if (raw.isEmpty()) {
             return defaultValue;
         }

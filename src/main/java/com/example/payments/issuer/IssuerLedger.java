@@ -1,14 +1,10 @@
 package com.example.payments.issuer;
 
 import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
-import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.Base64;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -16,23 +12,20 @@ import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
-
 /**
  * What the simulated issuer remembers: the decision made for each attempt id and when it was made, so that the same
- * attempt id always gets the same decision with the same decision time and is counted once, and how many approvals each business payment got, so that a payment approved
- * under two different attempt ids shows up ({@link IssuerStats#paymentsApprovedMoreThanOnce()}).
+ * attempt id always gets the same decision with the same decision time and is counted once, and how many approvals
+ * each business payment got, so that a payment approved under two different attempt ids shows up
+ * ({@link IssuerStats#paymentsApprovedMoreThanOnce()}).
  *
  * <p>Memory is bounded two ways: an entry expires {@code retention} after it was recorded, and at most
  * {@code maxEntries} are kept (the oldest is evicted first, before its retention ends). A business payment is kept
- * only as a keyed hash (HMAC-SHA256 with a random key made at startup) of merchant, reference, amount, currency and
- * PAN; no PAN is stored. One lock guards everything: each call holds it for microseconds.
+ * only as a keyed hash ({@link PaymentHash}: HMAC-SHA256 with a random key made at startup) of merchant, reference,
+ * amount, currency and PAN; no PAN is stored. One lock guards everything: each call holds it for microseconds.
  */
 final class IssuerLedger {
 
     private static final System.Logger LOGGER = System.getLogger(IssuerLedger.class.getName());
-    private static final String HMAC = "HmacSHA256";
 
     /** A recorded decision and when it was made (wall clock, the same on every answer for its attempt id). */
     private record Entry(IssuerRules.Decision decision, Instant decidedAt, String payment, long expiresAtNanos) {
@@ -45,7 +38,7 @@ final class IssuerLedger {
     private final int maxEntries;
     private final LongSupplier nanoClock;
     private final Clock clock;
-    private final Mac paymentHash;
+    private final PaymentHash paymentHash = new PaymentHash();
     private final IssuerMeters meters;
     private final ReentrantLock lock = new ReentrantLock();
     // Insertion order is expiry order (one retention for all): expired and evicted entries are always at the head.
@@ -82,14 +75,6 @@ final class IssuerLedger {
         this.retentionNanos = retention.toNanos();
         this.maxEntries = maxEntries;
         this.nanoClock = nanoClock;
-        byte[] key = new byte[32];
-        new SecureRandom().nextBytes(key);
-        try {
-            this.paymentHash = Mac.getInstance(HMAC);
-            this.paymentHash.init(new SecretKeySpec(key, HMAC));
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(HMAC + " is required of every JDK", e);
-        }
     }
 
     /**
@@ -106,7 +91,7 @@ final class IssuerLedger {
             requests++;
             long now = nanoClock.getAsLong();
             expire(now);
-            String payment = paymentKey(request);
+            String payment = paymentHash.of(request);
             Entry known = attempts.get(request.attemptId());
             if (known != null && known.payment() == null) {
                 // A tombstone: the attempt was reversed before it came. Never approved after its reversal, whether
@@ -254,16 +239,5 @@ final class IssuerLedger {
             approvalsByPayment.computeIfPresent(entry.payment(), (payment, count) -> count <= approvals ? null
                     : count - approvals);
         }
-    }
-
-    // Length-prefixed fields, so that no two different payments share an encoding.
-    private String paymentKey(IssuerRequest request) {
-        StringBuilder fields = new StringBuilder();
-        for (String field : new String[] {request.merchantId(), request.reference(), Long.toString(request.amount()),
-                                          request.currency(), request.cardNumber()}) {
-            fields.append(field == null ? "-" : field.length() + ":" + field).append(';');
-        }
-        byte[] digest = paymentHash.doFinal(fields.toString().getBytes(StandardCharsets.UTF_8));
-        return Base64.getEncoder().withoutPadding().encodeToString(digest);
     }
 }
