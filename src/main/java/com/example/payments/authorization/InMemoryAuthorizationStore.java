@@ -1,13 +1,16 @@
 package com.example.payments.authorization;
 
 import java.time.Instant;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Comparator;
+import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
+import java.util.NavigableSet;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.example.payments.idempotency.StoreFullException;
@@ -20,12 +23,19 @@ import com.example.payments.idempotency.StoreFullException;
  * {@link StoreFullException} (503) and nothing is written. The expiry worker's void of an expired authorization
  * counts too but is never refused: there is at most one per authorization, and refusing it would leave the
  * remainder held at the acquirer past the validity.
+ *
+ * <p>{@link #claimExpired} reads an index of approved authorizations ordered by when they come due (their
+ * {@code expiresAt}, then the end of the expiry worker's claim on them), so a run costs O(expired &middot; log n),
+ * not a walk over every authorization held under the lock the captures and voids take.
  */
 public final class InMemoryAuthorizationStore implements AuthorizationStore {
 
     private final ConcurrentMap<String, AuthorizationRecord> authorizations = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, OperationRecord> operations = new ConcurrentHashMap<>();
-    private final Map<String, Instant> expiryClaims = new HashMap<>();
+    // Approved authorizations by when the expiry worker may take them: expiresAt, then the end of its claim. An entry
+    // whose authorization left APPROVED stays until it comes due and is dropped then (see claimExpired).
+    private final NavigableSet<Due> due = new ConcurrentSkipListSet<>(Comparator.comparing(Due::at)
+                                                                             .thenComparing(Due::id));
     private final AtomicInteger size = new AtomicInteger();
     private final int maxResources;
 
@@ -61,6 +71,9 @@ public final class InMemoryAuthorizationStore implements AuthorizationStore {
         if (winner != null) {
             size.decrementAndGet();
             return winner;
+        }
+        if (authorization.state() == AuthorizationState.APPROVED) {
+            due.add(new Due(authorization.expiresAt(), authorization.id()));
         }
         return authorization;
     }
@@ -121,25 +134,33 @@ public final class InMemoryAuthorizationStore implements AuthorizationStore {
                                                       current.amount().value(),
                                                       succeeded);
         authorizations.put(authorization.id(), authorization.moved(settled, authorization.captures(), now));
-        if (settled.state() != AuthorizationState.APPROVED) {
-            expiryClaims.remove(authorization.id());
-        }
         OperationRecord done = current.settled(succeeded, declineCode);
         operations.put(done.id(), done);
         return done;
     }
 
-    // Claims live beside the records and go once the authorization leaves APPROVED (see settle).
+    // The index's head, up to now: a claimed authorization moves to the end of its claim, so it comes due again only
+    // once the claim lapses; one that left APPROVED is dropped. Oldest due first (an authorization whose claim lapsed
+    // comes after those that expired before the claim's end).
     @Override
-    public synchronized List<AuthorizationRecord> claimExpired(Instant now, int limit, java.time.Duration lease) {
-        List<AuthorizationRecord> claimed = authorizations.values().stream()
-                .filter(a -> a.state() == AuthorizationState.APPROVED && !a.expiresAt().isAfter(now))
-                .filter(a -> !expiryClaims.getOrDefault(a.id(), Instant.MIN).isAfter(now))
-                .sorted(java.util.Comparator.comparing(AuthorizationRecord::expiresAt))
-                .limit(limit)
-                .toList();
-        Instant until = now.plus(lease);
-        claimed.forEach(a -> expiryClaims.put(a.id(), until));
+    public synchronized List<AuthorizationRecord> claimExpired(Instant now, int limit, Duration lease) {
+        List<AuthorizationRecord> claimed = new ArrayList<>();
+        List<Due> taken = new ArrayList<>();
+        Iterator<Due> head = due.iterator();
+        while (claimed.size() < limit && head.hasNext()) {
+            Due next = head.next();
+            if (next.at().isAfter(now)) {
+                break;
+            }
+            head.remove();
+            AuthorizationRecord authorization = authorizations.get(next.id());
+            if (authorization != null && authorization.state() == AuthorizationState.APPROVED) {
+                claimed.add(authorization);
+                taken.add(new Due(now.plus(lease), next.id()));
+            }
+        }
+        due.addAll(taken);
+        claimed.sort(Comparator.comparing(AuthorizationRecord::expiresAt));
         return claimed;
     }
 
@@ -160,5 +181,9 @@ public final class InMemoryAuthorizationStore implements AuthorizationStore {
      */
     public int size() {
         return size.get();
+    }
+
+    // When the expiry worker may take an authorization.
+    private record Due(Instant at, String id) {
     }
 }

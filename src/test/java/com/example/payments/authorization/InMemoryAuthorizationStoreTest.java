@@ -84,6 +84,50 @@ class InMemoryAuthorizationStoreTest {
         assertThat(store.size(), is(2));
     }
 
+    private static AuthorizationRecord expiringAt(String id, Instant expiresAt, AuthorizationState state) {
+        AuthorizationRecord a = authorization(id);
+        return new AuthorizationRecord(id, a.attemptId(), a.merchantId(), null, a.amount(), a.card(), state.name(),
+                null, a.createdAt(), state, 0, 0, false, List.of(), expiresAt, a.updatedAt());
+    }
+
+    private static List<String> ids(List<AuthorizationRecord> records) {
+        return records.stream().map(AuthorizationRecord::id).toList();
+    }
+
+    @Test
+    void theExpiryWorkerClaimsApprovedAuthorizationsPastTheirExpiryOldestFirstAndEachOnceWhileItsClaimHolds() {
+        InMemoryAuthorizationStore store = InMemoryAuthorizationStore.create(100);
+        Instant now = Instant.parse("2026-12-08T12:00:00Z");
+        Duration lease = Duration.ofSeconds(30);
+        store.create(expiringAt("later", now.plusSeconds(5), AuthorizationState.APPROVED));
+        store.create(expiringAt("second", now.minusSeconds(20), AuthorizationState.APPROVED));
+        store.create(expiringAt("declined", now.minusSeconds(40), AuthorizationState.DECLINED));
+        store.create(expiringAt("first", now.minusSeconds(30), AuthorizationState.APPROVED));
+        store.create(expiringAt("third", now.minusSeconds(10), AuthorizationState.APPROVED));
+        store.create(expiringAt("exact", now, AuthorizationState.APPROVED));
+
+        assertThat(ids(store.claimExpired(now, 2, lease)), is(List.of("first", "second")));
+        assertThat("claimed ones are skipped while their claim holds",
+                   ids(store.claimExpired(now, 10, lease)), is(List.of("third", "exact")));
+        assertThat(ids(store.claimExpired(now.plusSeconds(29), 10, lease)), is(List.of("later")));
+        assertThat("a lapsed claim is taken again", ids(store.claimExpired(now.plusSeconds(31), 10, lease)),
+                   is(List.of("first", "second", "third", "exact")));
+    }
+
+    @Test
+    void anAuthorizationThatLeftApprovedIsNeverClaimedForExpiry() {
+        InMemoryAuthorizationStore store = InMemoryAuthorizationStore.create(100);
+        AuthorizationRecord a = store.create(authorization("a"));
+        store.create(authorization("b"));
+        Instant before = a.expiresAt().minusSeconds(60);
+        AuthorizationStore.Reserved reserved = (AuthorizationStore.Reserved) store.reserve(
+                "a", pending("v1", OperationRecord.VOID, "a", 0), 50, before);
+        store.settle(reserved.operation(), true, null, before);
+        Instant after = a.expiresAt().plusSeconds(1);
+        assertThat(ids(store.claimExpired(after, 10, Duration.ofSeconds(30))), is(List.of("b")));
+        assertThat(ids(store.claimExpired(after.plusSeconds(60), 10, Duration.ofSeconds(30))), is(List.of("b")));
+    }
+
     @Test
     void aKeyStaysBoundToItsFirstRequestUntilTheClaimThatBoundItUnbindsIt() {
         KeyBindings bindings = InMemoryKeyBindings.create(10);
