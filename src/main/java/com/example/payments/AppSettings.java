@@ -25,6 +25,7 @@ import io.helidon.config.Config;
  * @param health       {@code health.*}
  * @param shutdown     {@code shutdown.*}
  * @param idempotency  {@code idempotency.*}
+ * @param backends     {@code idempotency.redis.*} and {@code database.*}, as {@code idempotency.store} needs them
  * @param authorizer   {@code authorizer.*}
  * @param http         {@code http.*} and the connection limits of {@code server} and {@code health-server}
  * @param logFormat    {@code logging.format}: {@code text} (default) or {@code json}
@@ -37,7 +38,7 @@ import io.helidon.config.Config;
  * @param lifecycle    {@code authorization.*}: validity and the in-memory resource store's bound
  */
 record AppSettings(int businessPort, int healthPort, HealthSettings health, ShutdownSettings shutdown,
-                   IdempotencySettings idempotency, AuthorizerSettings authorizer, HttpSettings http,
+                   IdempotencySettings idempotency, BackendSettings backends, AuthorizerSettings authorizer, HttpSettings http,
                    LogFormat logFormat, Environment environment, AuthSettings auth,
                    AccessLogSettings accessLog, TracingSettings tracing, WarmUpSettings warmUp,
                    AuthorizationSettings lifecycle) {
@@ -127,10 +128,11 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
             throw new ConfigurationException("health-server.port", "'" + healthPort + "' equals server.port; allowed: "
                     + "a port from 0 to 65535 other than server.port (probes need their own listener)");
         }
-        AppSettings settings = new AppSettings(businessPort, healthPort,
-                HealthSettings.create(values),
-                ShutdownSettings.create(values),
-                IdempotencySettings.create(values),
+        HealthSettings health = HealthSettings.create(values);
+        ShutdownSettings shutdown = ShutdownSettings.create(values);
+        IdempotencySettings idempotency = IdempotencySettings.create(values);
+        AppSettings settings = new AppSettings(businessPort, healthPort, health, shutdown, idempotency,
+                BackendSettings.create(values, idempotency.store()),
                 AuthorizerSettings.create(values),
                 HttpSettings.create(values),
                 values.oneOf("logging.format", LogFormat.class, LogFormat.TEXT),
@@ -157,7 +159,7 @@ record AppSettings(int businessPort, int healthPort, HealthSettings health, Shut
             throw new ConfigurationException("authorizer.timeout", "'" + timeout + "' is not allowed; allowed: a "
                     + "duration > PT0S and < shutdown.drain-timeout (" + drain + "), so no request outlives the drain");
         }
-        Duration store = settings.idempotency().bounds().total();
+        Duration store = settings.backends().bounds().total();
         IdempotencySettings.Store backend = settings.idempotency().store();
         if (backend != IdempotencySettings.Store.IN_MEMORY) {
             Duration longest = timeout.plus(store);

@@ -74,6 +74,7 @@ record Backends(IdempotencyStore idempotency, AuthorizationStore authorizations,
      * service starts unready).
      *
      * @param settings     {@code idempotency.*}
+     * @param adapters     {@code idempotency.redis.*} and {@code database.*}
      * @param lifecycle    {@code authorization.*}: the in-memory bound, and the validity the migrations need
      * @param checkTimeout {@code health.readiness.check-timeout}, bounds the Redis {@code PING} and the database check
      * @param meters       the service's registry (the database pool's and statements' metrics)
@@ -81,14 +82,14 @@ record Backends(IdempotencyStore idempotency, AuthorizationStore authorizations,
      * @throws com.example.payments.config.ConfigurationException when the database refuses the credentials or
      *                                                            does not exist (exit 2)
      */
-    static Backends create(IdempotencySettings settings, AuthorizationSettings lifecycle, Duration checkTimeout,
-                           MeterRegistry meters) {
-        Optional<Database> database = settings.database()
+    static Backends create(IdempotencySettings settings, BackendSettings adapters, AuthorizationSettings lifecycle,
+                           Duration checkTimeout, MeterRegistry meters) {
+        Optional<Database> database = adapters.database()
                 .map(db -> Database.open(db, lifecycle.validity(), meters));
         if (settings.store() == IdempotencySettings.Store.POSTGRES) {
             return postgres(database.orElseThrow(), lifecycle.validity(), checkTimeout);
         }
-        return settings.redis()
+        return adapters.redis()
                 .map(redis -> redis(redis, database.orElseThrow(), checkTimeout))
                 .orElseGet(() -> inMemory(settings, lifecycle));
     }

@@ -70,10 +70,10 @@ record Components(MeterRegistry meters, JvmMetrics jvm, HealthState state, Worke
         WorkerWatchdog watchdog = new WorkerWatchdog(meters);
 
         IdempotencySettings idempotency = settings.idempotency();
-        Backends backends = Backends.create(idempotency, settings.lifecycle(), settings.health().checkTimeout(),
+        Backends backends = Backends.create(idempotency, settings.backends(), settings.lifecycle(), settings.health().checkTimeout(),
                                             meters);
         IdempotencyRegistry registry = IdempotencyRegistry.create(backends.idempotency(), idempotency.inFlightLease(),
-                idempotency.retention(), idempotency.bounds().record(), idempotency.merchantQuota(), meters);
+                idempotency.retention(), settings.backends().bounds().record(), idempotency.merchantQuota(), meters);
         List<HealthCheck> checks = new ArrayList<>(readinessChecks);
         checks.addAll(backends.readinessChecks());
         DependencyChecks dependencies = DependencyChecks.create(checks, settings.health().checkTimeout());
@@ -82,7 +82,7 @@ record Components(MeterRegistry meters, JvmMetrics jvm, HealthState state, Worke
         IdempotentOperation authorize = IdempotentOperation.create(AuthorizationService.OPERATION, registry,
                 backends.bindings(),
                 RequestIdentities.create(idempotency.fingerprintSecret(), idempotency.previousSecret()),
-                idempotency.bounds(), settings.authorizer().timeout(), state::drainDeadline);
+                settings.backends().bounds(), settings.authorizer().timeout(), state::drainDeadline);
         AuthFailures authFailures = AuthFailures.create(meters, Routes.businessResources().keySet());
         AuthorizationService authorizations = AuthorizationService.create(authorize, issuer.authorizer(),
                 settings.authorizer(), backends.authorizations(), settings.lifecycle(), Clock.systemUTC(), meters,
@@ -105,6 +105,6 @@ record Components(MeterRegistry meters, JvmMetrics jvm, HealthState state, Worke
         IdempotencySettings idempotency = settings.idempotency();
         return IdempotentOperation.create(definition, registry, backends.bindings(),
                 RequestIdentities.create(idempotency.fingerprintSecret(), idempotency.previousSecret()),
-                idempotency.bounds(), settings.authorizer().timeout(), state::drainDeadline);
+                settings.backends().bounds(), settings.authorizer().timeout(), state::drainDeadline);
     }
 }

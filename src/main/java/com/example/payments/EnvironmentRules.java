@@ -123,7 +123,7 @@ final class EnvironmentRules {
                     + " (each replica would keep its own keys, and a restart forgets every payment); allowed: postgres "
                     + "(the system of record) or redis");
         }
-        idempotency.database().flatMap(DatabaseSettings::passwordOutsideSecret).ifPresent(where -> {
+        settings.backends().database().flatMap(DatabaseSettings::passwordOutsideSecret).ifPresent(where -> {
             String key = where.startsWith("database.url") ? "database.url" : "database.password";
             throw new ConfigurationException(key, "a password (" + where + ") is refused with " + environment
                     + "; allowed: the password only from the Secret, as the environment variable "

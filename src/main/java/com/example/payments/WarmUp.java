@@ -147,7 +147,7 @@ final class WarmUp {
                      IdempotentOperation.create(AuthorizationService.OPERATION, registry, stores.bindings(),
                                                 RequestIdentities.create(idempotency.fingerprintSecret(),
                                                                          idempotency.previousSecret()),
-                                                idempotency.bounds(), settings.authorizer().timeout(),
+                                                settings.backends().bounds(), settings.authorizer().timeout(),
                                                 OptionalLong::empty,
                                                 // Summed up in the result, not logged per request.
                                                 refusal -> storeFailure.compareAndSet(null, refusal)),

@@ -144,7 +144,7 @@ class EnvironmentRulesTest {
     void devAcceptsADatabasePasswordInItsConfig() throws IOException {
         Map<String, String> values = secure("dev", "postgres");
         values.put("database.password", "dev-only");
-        assertThat(settings(values).idempotency().database().orElseThrow().password().orElseThrow(), is("dev-only"));
+        assertThat(settings(values).backends().database().orElseThrow().password().orElseThrow(), is("dev-only"));
     }
 
     @ParameterizedTest(name = "{0} over a file declaring {1}")

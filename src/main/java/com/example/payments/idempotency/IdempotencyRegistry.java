@@ -74,7 +74,7 @@ public final class IdempotencyRegistry implements AutoCloseable {
      * @param store       the backend
      * @param lease       {@code idempotency.in-flight-lease}; renewed every third of it
      * @param retention   {@code idempotency.retention}
-     * @param recordBound longest the store takes to record a decision ({@code IdempotencySettings.bounds()}); a lease
+     * @param recordBound longest the store takes to record a decision ({@code BackendSettings.bounds()}); a lease
      *                    must still cover it after the issuer call
      * @param quota       per-merchant bounds checked on new claims ({@code idempotency.merchant-quota.*})
      * @param meters      where the counters go

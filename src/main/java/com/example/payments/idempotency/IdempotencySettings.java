@@ -7,11 +7,10 @@ import java.util.Optional;
 
 import com.example.payments.config.ConfigValues;
 import com.example.payments.config.ConfigurationException;
-import com.example.payments.database.DatabaseSettings;
-import com.example.payments.redis.RedisSettings;
 
 /**
- * Validated {@code idempotency.*} configuration.
+ * Validated {@code idempotency.*} configuration, the adapters' own keys aside ({@code idempotency.redis.*} and
+ * {@code database.*} are read by their adapters' settings, beside this record).
  *
  * @param store             {@code idempotency.store}, default {@code in-memory}; {@code redis} when several
  *                          replicas share the work; {@code postgres}, the system of record (staging and prod)
@@ -27,10 +26,6 @@ import com.example.payments.redis.RedisSettings;
  *                          accept (checked by {@code AppSettings})
  * @param previousSecret    {@code idempotency.fingerprint-secret-previous}, no default: set only while rotating the
  *                          secret, so that keys recorded under the previous one still replay until they expire
- * @param redis             {@code idempotency.redis.*}, present when {@code store} is {@code redis}
- * @param database          {@code database.*}, present when {@code store} is {@code postgres} or {@code redis}
- *                          (required with both: the resource store, the system of record, is PostgreSQL; with
- *                          {@code redis} Redis is only the idempotency registry in front of it)
  * @param merchantQuota     {@code idempotency.merchant-quota.max-in-flight} (default 100, at most max-records) and
  *                          {@code idempotency.merchant-quota.max-records} (default 10000): per merchant, on new claims
  *                          only; over either, 429 for that merchant alone
@@ -40,7 +35,6 @@ import com.example.payments.redis.RedisSettings;
  */
 public record IdempotencySettings(Store store, Duration inFlightLease, Duration retention, int maxKeys,
                                   String fingerprintSecret, Optional<String> previousSecret,
-                                  Optional<RedisSettings> redis, Optional<DatabaseSettings> database,
                                   Quota merchantQuota, boolean generatedSecret) {
 
     /**
@@ -109,18 +103,11 @@ public record IdempotencySettings(Store store, Duration inFlightLease, Duration 
                     + "idempotency.fingerprint-secret" : "") + "); allowed: unset, or the secret used before the "
                     + "current one, at least " + MIN_SECRET_LENGTH + " characters");
         }
-        // Read whatever the store, so that a mistake under idempotency.redis fails now, not when the store is switched.
-        RedisSettings redisSettings = RedisSettings.create(values, store == Store.REDIS);
-        Optional<RedisSettings> redis = store == Store.REDIS ? Optional.of(redisSettings) : Optional.empty();
-        // With redis too, in every environment: Redis is the registry, the resources live in PostgreSQL.
-        boolean databaseRequired = store == Store.POSTGRES || store == Store.REDIS;
-        Optional<DatabaseSettings> database = DatabaseSettings.create(values, databaseRequired)
-                .filter(d -> databaseRequired);
         return new IdempotencySettings(store,
                 values.positiveDuration("idempotency.in-flight-lease", Duration.ofSeconds(10)),
                 values.positiveDuration("idempotency.retention", Duration.ofHours(24)),
                 (int) values.longInRange("idempotency.max-keys", 100_000, 1, Integer.MAX_VALUE),
-                secret, previous, redis, database, quota(values), configured.isEmpty());
+                secret, previous, quota(values), configured.isEmpty());
     }
 
     // 256 random bits: nobody can compute this process's identities, and nothing else can either (not a restart).
@@ -138,33 +125,10 @@ public record IdempotencySettings(Store store, Duration inFlightLease, Duration 
         return new Quota(maxInFlight, maxRecords);
     }
 
-    /**
-     * The store's worst case for one request. In memory: nothing remote, zero. Redis: each call is bounded by
-     * {@code command-timeout}; with {@code min-replicas-ack} above 0 the claim and the recording are replicated writes,
-     * each bounded by waiting for a pooled connection (command timeout), opening it (connect timeout), the script
-     * (command timeout) and {@code WAIT} (command timeout + 100 ms). The recording may be followed by a fallback write
-     * of the decision alone (command timeout). PostgreSQL: the claim and the recording are one call each, each
-     * bounded by {@link DatabaseSettings#worstCall()} (pool wait + statement timeout + 250 ms).
-     *
-     * @return the bounds
-     */
-    public StoreBounds bounds() {
-        if (store == Store.POSTGRES) {
-            Duration call = database.orElseThrow().worstCall();
-            return new StoreBounds(call, call);
-        }
-        return redis.map(r -> {
-            Duration command = r.commandTimeout();
-            Duration write = r.minReplicasAck() == 0 ? command
-                    : command.multipliedBy(3).plus(r.connectTimeout()).plusMillis(100);
-            return new StoreBounds(write, write.plus(command));
-        }).orElse(new StoreBounds(Duration.ZERO, Duration.ZERO));
-    }
-
     @Override
     public String toString() {
         return "IdempotencySettings[store=" + store + ", inFlightLease=" + inFlightLease + ", retention=" + retention
-               + ", maxKeys=" + maxKeys + ", rotating=" + previousSecret.isPresent() + ", redis=" + redis
-               + ", database=" + database + ", merchantQuota=" + merchantQuota + "]";
+               + ", maxKeys=" + maxKeys + ", rotating=" + previousSecret.isPresent() + ", merchantQuota="
+               + merchantQuota + "]";
     }
 }

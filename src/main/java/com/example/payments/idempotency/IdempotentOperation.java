@@ -96,7 +96,7 @@ public final class IdempotentOperation {
      *                    claim, before the work, so a registry that lost its records never lets another request
      *                    under a used key run
      * @param identities  fingerprints, attempt ids and resource ids
-     * @param bounds      the store's worst case ({@code IdempotencySettings.bounds()})
+     * @param bounds      the store's worst case ({@code BackendSettings.bounds()})
      * @param workTimeout the longest the work takes, e.g. {@code authorizer.timeout}
      * @param drain       the drain deadline while draining
      * @return the flow
@@ -117,7 +117,7 @@ public final class IdempotentOperation {
      * @param registry    the idempotency registry
      * @param bindings    the system of record's binding of each used key to its request
      * @param identities  fingerprints, attempt ids and resource ids
-     * @param bounds      the store's worst case ({@code IdempotencySettings.bounds()})
+     * @param bounds      the store's worst case ({@code BackendSettings.bounds()})
      * @param workTimeout the longest the work takes, e.g. {@code authorizer.timeout}
      * @param drain       the drain deadline while draining
      * @param unavailable gets, for each request refused with a 503 because a store failed, the line that would have
