@@ -12,8 +12,8 @@ import com.example.payments.redis.RedisSettings;
 
 /**
  * The shared stores' own settings, each read by its adapter ({@link RedisSettings#create},
- * {@link DatabaseSettings#create}) for the store {@code idempotency.store} selects; kept here, beside
- * {@link IdempotencySettings}, so that the idempotency package never imports its adapters.
+ * {@link DatabaseSettings#create}) for the store {@code idempotency.store} selects; kept in the top-level package,
+ * beside {@code AppSettings}, so that the idempotency package never imports its adapters.
  *
  * @param redis    {@code idempotency.redis.*}, present when the store is {@code redis}
  * @param database {@code database.*}, present when the store is {@code postgres} or {@code redis} (required with

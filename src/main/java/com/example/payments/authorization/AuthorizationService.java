@@ -47,7 +47,9 @@ import io.helidon.webserver.http.ServerResponse;
  */
 public final class AuthorizationService implements HttpService, AutoCloseable {
 
-    private static final System.Logger LOGGER = System.getLogger(AuthorizationService.class.getName());
+    // One line per GET refused because the resource store is unreachable: rate-limited in log4j2.xml.
+    private static final System.Logger REFUSALS = System.getLogger(AuthorizationService.class.getName()
+                                                                    + ".refusals");
 
     static final String PATH = "/v1/authorizations";
     /** The operation: its keys, attempt ids and resources are its own. */
@@ -204,7 +206,7 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
         try {
             found = Resources.isId(id) ? store.find(id) : Optional.empty();
         } catch (IdempotencyStore.UnavailableException e) {
-            LOGGER.log(System.Logger.Level.WARNING, "Resource store unavailable for GET: {0}", e.getMessage());
+            REFUSALS.log(System.Logger.Level.WARNING, "Resource store unavailable for GET: {0}", e.getMessage());
             ProblemResponses.sendRetryable(req, res, Problem.of("store-unavailable", "Temporarily unavailable", 503,
                     "The store cannot be reached. Retry shortly."), 1);
             return;

@@ -42,6 +42,8 @@ import io.helidon.metrics.api.Tag;
 final class AuthorizeWork {
 
     private static final System.Logger LOGGER = System.getLogger(AuthorizeWork.class.getName());
+    // One line per refused request (a full or unreachable store): rate-limited in log4j2.xml, unlike LOGGER's.
+    private static final System.Logger REFUSALS = System.getLogger(AuthorizeWork.class.getName() + ".refusals");
 
     private final BoundedAuthorizer authorizer;
     private final AuthorizationStore store;
@@ -171,13 +173,13 @@ final class AuthorizeWork {
         } catch (StoreFullException e) {
             // The issuer decided: a retry here answers from the kept decision rather than sending the attempt again.
             authorizer.keep(attempt.attemptId(), decision);
-            LOGGER.log(Level.WARNING, "Authorization refused: {0}", e.getMessage());
+            REFUSALS.log(Level.WARNING, "Authorization refused: {0}", e.getMessage());
             return new Work.Undecided(Problem.of("store-full", "Temporarily unavailable", 503, "The service holds as "
                     + "many authorizations as it may. Retry later with the same Idempotency-Key."),
                     ReleaseReason.ERROR, 5);
         } catch (IdempotencyStore.UnavailableException e) {
             authorizer.keep(attempt.attemptId(), decision);
-            LOGGER.log(Level.WARNING, "Resource store unavailable, the authorization is not recorded: {0}",
+            REFUSALS.log(Level.WARNING, "Resource store unavailable, the authorization is not recorded: {0}",
                        e.getMessage());
             return new Work.Undecided(Problem.of("store-unavailable", "Temporarily unavailable", 503, "The store "
                     + "cannot be reached. Retry shortly with the same Idempotency-Key."), ReleaseReason.ERROR, 1);

@@ -30,7 +30,8 @@ import io.helidon.metrics.api.Tag;
  */
 final class OperationWork {
 
-    private static final System.Logger LOGGER = System.getLogger(OperationWork.class.getName());
+    // One line per refused request (a full or unreachable store): rate-limited in log4j2.xml.
+    private static final System.Logger REFUSALS = System.getLogger(OperationWork.class.getName() + ".refusals");
 
     private final BoundedAuthorizer authorizer;
     private final AuthorizationStore store;
@@ -86,7 +87,7 @@ final class OperationWork {
         } catch (IdempotencyStore.UnavailableException e) {
             return unavailable(e);
         } catch (StoreFullException e) {
-            LOGGER.log(Level.WARNING, "Operation refused: {0}", e.getMessage());
+            REFUSALS.log(Level.WARNING, "Operation refused: {0}", e.getMessage());
             return new Work.Undecided(Problem.of("store-full", "Temporarily unavailable", 503, "The service holds as "
                     + "many resources as it may. Retry later with the same Idempotency-Key."), ReleaseReason.ERROR, 5);
         }
@@ -132,7 +133,7 @@ final class OperationWork {
     }
 
     private static Work.Outcome unavailable(IdempotencyStore.UnavailableException e) {
-        LOGGER.log(Level.WARNING, "Resource store unavailable for a capture or void: {0}", e.getMessage());
+        REFUSALS.log(Level.WARNING, "Resource store unavailable for a capture or void: {0}", e.getMessage());
         return new Work.Undecided(Problem.of("store-unavailable", "Temporarily unavailable", 503, "The store cannot "
                 + "be reached. Retry shortly with the same Idempotency-Key."), ReleaseReason.ERROR, 1);
     }

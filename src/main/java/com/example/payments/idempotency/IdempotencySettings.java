@@ -10,7 +10,7 @@ import com.example.payments.config.ConfigurationException;
 
 /**
  * Validated {@code idempotency.*} configuration, the adapters' own keys aside ({@code idempotency.redis.*} and
- * {@code database.*} are read by their adapters' settings, beside this record).
+ * {@code database.*} are read by their adapters' settings, kept beside {@code AppSettings}).
  *
  * @param store             {@code idempotency.store}, default {@code in-memory}; {@code redis} when several
  *                          replicas share the work; {@code postgres}, the system of record (staging and prod)

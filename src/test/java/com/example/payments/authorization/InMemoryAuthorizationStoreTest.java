@@ -110,8 +110,10 @@ class InMemoryAuthorizationStoreTest {
         assertThat("claimed ones are skipped while their claim holds",
                    ids(store.claimExpired(now, 10, lease)), is(List.of("third", "exact")));
         assertThat(ids(store.claimExpired(now.plusSeconds(29), 10, lease)), is(List.of("later")));
-        assertThat("a lapsed claim is taken again", ids(store.claimExpired(now.plusSeconds(31), 10, lease)),
-                   is(List.of("first", "second", "third", "exact")));
+        assertThat("a lapsed claim is taken again, oldest expiry first",
+                   ids(store.claimExpired(now.plusSeconds(31), 2, lease)), is(List.of("first", "second")));
+        store.create(expiringAt("newcomer", now.plusSeconds(31), AuthorizationState.APPROVED));
+        assertThat(ids(store.claimExpired(now.plusSeconds(31), 10, lease)), is(List.of("third", "exact", "newcomer")));
     }
 
     @Test
