@@ -7,6 +7,7 @@ import java.util.Map;
 import com.example.payments.authentication.Authentication;
 import com.example.payments.authentication.Authenticator;
 import com.example.payments.authentication.Caller;
+import com.example.payments.http.Json;
 import com.example.payments.testing.Http;
 
 import io.helidon.http.HeaderNames;
@@ -41,6 +42,10 @@ class IdempotencyLimitsTest {
         return true;
     }
 
+    private static String type(HttpResponse<String> problem) throws Exception {
+        return Json.mapper().readTree(problem.body()).get("type").asText();
+    }
+
     private static HttpResponse<String> post(TestService service, String merchant, String key) throws Exception {
         return Http.post(service.business("/v1/authorizations"), key, Http.VALID_BODY.replace("m_123", merchant),
                          "Bearer " + merchant);
@@ -55,12 +60,27 @@ class IdempotencyLimitsTest {
             assertThat(full.statusCode(), is(503));
             assertThat(full.headers().firstValue("Retry-After").isPresent(), is(true));
             assertThat(full.headers().firstValue("Content-Type").orElseThrow(), is("application/problem+json"));
+            assertThat(type(full), is("https://payments.example.com/problems/idempotency-capacity"));
             // The oldest record is still there: a retry replays instead of authorizing again.
             HttpResponse<String> retry = post(service, "m_123", "k1");
             assertThat(retry.statusCode(), is(201));
             assertThat(retry.body(), is(first.body()));
             assertThat(retry.headers().firstValue("Idempotent-Replayed").orElseThrow(), is("true"));
             assertThat(service.metric("idempotency_requests_total", Map.of("outcome", "rejected_full")), is(1.0));
+        }
+    }
+
+    @Test
+    void aFullResourceStoreAnswersStoreFullNotTheRegistrysCapacity() throws Exception {
+        // The registry has room; the resource store's bound (which its key bindings share) is what is reached.
+        try (TestService service = TestService.start(Map.of("authorization.in-memory.max-resources", "2"))) {
+            assertThat(service.post("\"k1\"", Http.VALID_BODY).statusCode(), is(201));
+            assertThat(service.post("\"k2\"", Http.VALID_BODY).statusCode(), is(201));
+            HttpResponse<String> full = service.post("\"k3\"", Http.VALID_BODY);
+            assertThat(full.body(), full.statusCode(), is(503));
+            assertThat(full.headers().firstValue("Retry-After").isPresent(), is(true));
+            assertThat(type(full), is("https://payments.example.com/problems/store-full"));
+            assertThat("a replay is no new resource", service.post("\"k1\"", Http.VALID_BODY).statusCode(), is(201));
         }
     }
 

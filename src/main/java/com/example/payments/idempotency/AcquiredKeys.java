@@ -56,12 +56,17 @@ final class AcquiredKeys {
             if (bound == null) {
                 bound = bindings.bind(claim.lookupKey(), ids, claim.identity());
             }
-        } catch (IdempotencyStore.UnavailableException | StoreFullException e) {
+        } catch (IdempotencyStore.UnavailableException e) {
             unavailable.accept("Key bindings unavailable, refusing the request: " + e.getMessage());
             registry.release(claim, ReleaseReason.ERROR);
-            boolean full = e instanceof StoreFullException;
-            ProblemResponses.sendRetryable(req, res, full ? IdempotencyProblems.full()
-                    : IdempotencyProblems.storeUnavailable(), full ? 5 : 1);
+            ProblemResponses.sendRetryable(req, res, IdempotencyProblems.storeUnavailable(), 1);
+            return;
+        } catch (StoreFullException e) {
+            // The bindings count against the resource store's bound, not the registry's: store-full, as the work
+            // would answer had the resource store refused the write itself.
+            unavailable.accept("Key bindings full, refusing the request: " + e.getMessage());
+            registry.release(claim, ReleaseReason.ERROR);
+            ProblemResponses.sendRetryable(req, res, IdempotencyProblems.storeFull(), 5);
             return;
         }
         if (bound.identity() < 0) {

@@ -38,6 +38,13 @@ final class IdempotencyProblems {
                           "This instance holds its maximum number of idempotency keys; retry shortly.");
     }
 
+    // The in-memory resource store's bound (authorization.in-memory.max-resources), which its key bindings share;
+    // the registry's own bound is idempotency-capacity.
+    static Problem storeFull() {
+        return Problem.of("store-full", "Temporarily unavailable", 503, "The service holds as many resources as it "
+                          + "may. Retry later with the same Idempotency-Key.");
+    }
+
     /**
      * {@code Retry-After} of a merchant at its records quota, in seconds: its records free up only as they expire, so
      * a retry within seconds would be refused again.
