@@ -68,6 +68,18 @@ class CardDataInFreeTextTest {
             "4111\u00AD1111\u00AD1111\u00AD1111",
             "order 4000.0566.5566.5556 paid",
             "3782.822463.10005",
+            // digits outside the BMP, two chars each: mathematical bold, monospace, Adlam, Osmanya, segmented, mixed
+            "\uD835\uDFD2\uD835\uDFCF\uD835\uDFCF\uD835\uDFCF\uD835\uDFCF\uD835\uDFCF\uD835\uDFCF\uD835\uDFCF"
+            + "\uD835\uDFCF\uD835\uDFCF\uD835\uDFCF\uD835\uDFCF\uD835\uDFCF\uD835\uDFCF\uD835\uDFCF\uD835\uDFCF",
+            "\uD835\uDFFA\uD835\uDFF7\uD835\uDFF7\uD835\uDFF7 \uD835\uDFF7\uD835\uDFF7\uD835\uDFF7\uD835\uDFF7"
+            + " \uD835\uDFF7\uD835\uDFF7\uD835\uDFF7\uD835\uDFF7 \uD835\uDFF7\uD835\uDFF7\uD835\uDFF7\uD835\uDFF7",
+            "\uD83A\uDD54\uD83A\uDD51\uD83A\uDD51\uD83A\uDD51\uD83A\uDD51\uD83A\uDD51\uD83A\uDD51\uD83A\uDD51"
+            + "\uD83A\uDD51\uD83A\uDD51\uD83A\uDD51\uD83A\uDD51\uD83A\uDD51\uD83A\uDD51\uD83A\uDD51\uD83A\uDD51",
+            "\uD801\uDCA4\uD801\uDCA1\uD801\uDCA1\uD801\uDCA1\uD801\uDCA1\uD801\uDCA1\uD801\uDCA1\uD801\uDCA1"
+            + "\uD801\uDCA1\uD801\uDCA1\uD801\uDCA1\uD801\uDCA1\uD801\uDCA1\uD801\uDCA1\uD801\uDCA1\uD801\uDCA1",
+            "\uD83E\uDFF4\uD83E\uDFF1\uD83E\uDFF1\uD83E\uDFF1\uD83E\uDFF1\uD83E\uDFF1\uD83E\uDFF1\uD83E\uDFF1"
+            + "\uD83E\uDFF1\uD83E\uDFF1\uD83E\uDFF1\uD83E\uDFF1\uD83E\uDFF1\uD83E\uDFF1\uD83E\uDFF1\uD83E\uDFF1",
+            "\uD835\uDFD2111111111111111",
     })
     void aCardNumberInTheReferenceIsRefusedAndNeverStored(String reference) throws Exception {
         String key = key();
@@ -128,7 +140,7 @@ class CardDataInFreeTextTest {
     // The digits of a text, separators and everything else dropped, so that a card number comes back in no form.
     private static String digitsOf(String text) {
         StringBuilder digits = new StringBuilder();
-        text.chars().filter(Character::isDigit).forEach(c -> digits.append(Character.digit(c, 10)));
+        text.codePoints().filter(Character::isDigit).forEach(c -> digits.append(Character.digit(c, 10)));
         return digits.toString();
     }
 

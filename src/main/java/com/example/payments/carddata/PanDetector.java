@@ -33,7 +33,10 @@ import java.util.regex.Pattern;
  * dash apart; without these two rules one random UUID in 350 would look like a PAN). A group of 13 to 19 digits is
  * judged as a whole, so a timestamp in ms or an id that fails the Luhn check is left alone (one in ten such numbers
  * passes it by chance: masking those in a log, or refusing them in free text, is the price of never keeping a PAN).
- * Digits are Unicode decimal digits ({@link Character#digit(char, int)}), so full-width digits count too.
+ * Digits are Unicode decimal digits ({@link Character#digit(int, int)}), so full-width digits count too, and so do
+ * those outside the Basic Multilingual Plane, written as two chars (mathematical digits {@code U+1D7CE..1D7FF},
+ * Adlam, Osmanya, segmented digits...): a text holding one is judged with each such digit as one digit, and masking
+ * turns both of its chars into {@code *}.
  *
  * <p>Cost: every log line goes through {@link #mask}; a line whose digit runs cannot hold a candidate (fewer than 13
  * digits, or groups not laid out as above: timestamps, lists of amounts, dates or addresses) allocates nothing.
@@ -89,8 +92,57 @@ public final class PanDetector {
     }
 
     // Positions (char indexes) of the digits to mask: every digit of a Luhn-valid candidate except its last four;
-    // null when there are none. Nothing is allocated until a run may hold a candidate (most log lines hold none).
+    // null when there are none. Nothing is allocated until a run may hold a candidate (most log lines hold none), or
+    // the text holds a digit written as two chars (then it is judged folded, one char per digit, and mapped back).
     private static BitSet panDigits(CharSequence text) {
+        int length = text.length();
+        for (int i = 0; i + 1 < length; i++) {
+            if (Character.isHighSurrogate(text.charAt(i)) && Character.isLowSurrogate(text.charAt(i + 1))
+                && Character.digit(Character.toCodePoint(text.charAt(i), text.charAt(i + 1)), 10) >= 0) {
+                return supplementaryPanDigits(text);
+            }
+        }
+        return panDigitsOfChars(text);
+    }
+
+    // Each digit outside the BMP folded to its ASCII digit (one char), judged, and the folded positions mapped back
+    // to both chars of each such digit.
+    private static BitSet supplementaryPanDigits(CharSequence text) {
+        int length = text.length();
+        StringBuilder folded = new StringBuilder(length);
+        int[] origin = new int[length];
+        for (int i = 0; i < length; ) {
+            int codePoint = Character.codePointAt(text, i);
+            int chars = Character.charCount(codePoint);
+            int digit = chars == 2 ? Character.digit(codePoint, 10) : -1;
+            origin[folded.length()] = i;
+            if (digit >= 0) {
+                folded.append((char) ('0' + digit));
+            } else {
+                folded.append(text.charAt(i));
+                if (chars == 2) {
+                    origin[folded.length()] = i + 1;
+                    folded.append(text.charAt(i + 1));
+                }
+            }
+            i += chars;
+        }
+        BitSet found = panDigitsOfChars(folded);
+        if (found == null) {
+            return null;
+        }
+        BitSet result = new BitSet();
+        for (int j = found.nextSetBit(0); j >= 0; j = found.nextSetBit(j + 1)) {
+            int at = origin[j];
+            result.set(at);
+            if (Character.isHighSurrogate(text.charAt(at))) {
+                result.set(at + 1);
+            }
+        }
+        return result;
+    }
+
+    private static BitSet panDigitsOfChars(CharSequence text) {
         BitSet result = null;
         // The UUID-shaped tokens are found once per text, and only when a run is long enough to be judged: the
         // regular expression would cost more than the rest.

@@ -94,6 +94,21 @@ class PanDetectorTest {
     }
 
     @Test
+    void digitsOutsideTheBasicMultilingualPlaneCountOneEachAndAreMaskedBothChars() {
+        String bold = "4111111111111111".codePoints().map(c -> 0x1D7CE + c - '0')
+                .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString();
+        assertThat(PanDetector.containsPan(bold), is(true));
+        assertThat(PanDetector.mask("card " + bold + " \uD83D\uDE00"),
+                   is("card " + "**".repeat(12) + bold.substring(24) + " \uD83D\uDE00"));
+        assertThat("mixed with ASCII digits", PanDetector.containsPan(bold.substring(0, 2) + "111111111111111"),
+                   is(true));
+        String notLuhn = bold.substring(0, bold.length() - 2) + new String(Character.toChars(0x1D7CE + 2));
+        assertThat(PanDetector.containsPan(notLuhn), is(false));
+        String emoji = "paid \uD83D\uDE00 4111";
+        assertThat(PanDetector.mask(emoji), sameInstance(emoji));
+    }
+
+    @Test
     void nullIsNoCardNumber() {
         assertThat(PanDetector.containsPan(null), is(false));
         assertThat(PanDetector.mask(null), is((String) null));
