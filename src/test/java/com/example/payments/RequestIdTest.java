@@ -68,6 +68,20 @@ class RequestIdTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"00-4111111111111111aaaaaaaaaaaaaaaa-0000000000000001-01",
+            "00-a4111111111111111aaaaaaaaaaaaaaa-0000000000000001-01",
+            "00-0af7651916cd43dd8448eb211c80319c-4111111111111111-01",
+            "00-ff5555555555554444ffffffffffffff-b7ad6b7169203331-01"})
+    void aTraceparentWhoseIdsHoldACardNumberIsNotTakenUp(String traceparent) throws Exception {
+        HttpResponse<String> response = send(Http.request(service.business("/v1/authorizations/nope"))
+                                                     .header("traceparent", traceparent).GET());
+        assertThat(response.statusCode(), is(404));
+        String id = response.headers().firstValue("X-Request-Id").orElseThrow();
+        assertThat(id, traceparent.contains(id), is(false));
+        assertThat(problem(response).get("requestId").asText(), is(id));
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"garbage", "ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
             "00-00000000000000000000000000000000-b7ad6b7169203331-01", "00-4111111111111111-1111-01"})
     void anInvalidTraceparentIsIgnored(String traceparent) throws Exception {
