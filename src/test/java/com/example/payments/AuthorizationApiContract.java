@@ -262,6 +262,42 @@ abstract class AuthorizationApiContract {
     }
 
     @Test
+    void aReferenceIsCountedInCharactersNotUtf16Units() throws Exception {
+        String emoji = "\uD83D\uDE00";
+        HttpResponse<String> longest = service.post(key(), Http.VALID_BODY.replace("order-42",
+                                                                                   "\\uD83D\\uDE00".repeat(128)));
+        assertThat(longest.body(), longest.statusCode(), is(201));
+        assertThat(json(longest).get("reference").asText(), is(emoji.repeat(128)));
+        HttpResponse<String> tooLong = service.post(key(), Http.VALID_BODY.replace("order-42", emoji.repeat(129)));
+        assertThat(tooLong.statusCode(), is(400));
+        assertThat(json(tooLong).get("errors").toString(), is("[{\"pointer\":\"#/reference\",\"detail\":"
+                + "\"optional: a string of at most 128 printable characters\"}]"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "right-to-left override (Cf) | \\u202E",
+            "zero width space (Cf) | \\u200B",
+            "zero width no-break space (Cf) | \\uFEFF",
+            "soft hyphen (Cf) | \\u00AD",
+            "private use (Co) | \\uE000",
+            "supplementary private use (Co) | \\uDB80\\uDC00",
+            "unassigned (Cn) | \\u0378",
+            "noncharacter U+FFFE | \\uFFFE",
+            "noncharacter U+FFFF | \\uFFFF",
+            "noncharacter U+FDD0 | \\uFDD0",
+            "noncharacter U+10FFFF | \\uDBFF\\uDFFF",
+            "control (Cc) | \\u0085",
+    })
+    void aReferenceWithAnInvisibleOrUnassignedCharacterIsRefused(String name, String escape) throws Exception {
+        HttpResponse<String> response = service.post(key(), Http.VALID_BODY.replace("order-42",
+                                                                                     "order" + escape + "42"));
+        assertThat(response.body(), response.statusCode(), is(400));
+        assertThat(json(response).get("errors").toString(), is("[{\"pointer\":\"#/reference\",\"detail\":"
+                + "\"optional: a string of at most 128 printable characters\"}]"));
+    }
+
+    @Test
     void malformedJsonIsABadRequestThatDoesNotQuoteTheInput() throws Exception {
         HttpResponse<String> response = service.post(key(), "{\"card\":{\"number\":4111111111111111x}}");
         assertThat(response.statusCode(), is(400));

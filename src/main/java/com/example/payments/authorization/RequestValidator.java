@@ -18,8 +18,9 @@ import com.fasterxml.jackson.databind.JsonNode;
  * {@code amount.currency} an ISO 4217 code; {@code card.number} a Luhn-valid string of 12 to 19 digits; expiry not in
  * the past; {@code card.cvc} 3 or 4 digits; the free-text fields {@code merchantId} and {@code reference} hold no card
  * number ({@link PanDetector}: 13 to 19 digits passing the Luhn check, also split by spaces, dashes, dots, commas or
- * other separators). Error details never quote the submitted value: a card number typed as a JSON number, a PAN one
- * digit short or a CVC in the wrong field must not come back in a response or a log.
+ * other separators); {@code reference} at most 128 code points, none of them a control, format, surrogate,
+ * private-use or unassigned character or a noncharacter. Error details never quote the submitted value: a card number
+ * typed as a JSON number, a PAN one digit short or a CVC in the wrong field must not come back in a response or a log.
  */
 final class RequestValidator {
 
@@ -73,7 +74,8 @@ final class RequestValidator {
         JsonNode referenceNode = body.get("reference");
         if (referenceNode != null && !referenceNode.isNull()) {
             reference = referenceNode.isTextual() ? referenceNode.textValue() : null;
-            if (reference == null || reference.length() > MAX_REFERENCE || reference.chars().anyMatch(Character::isISOControl)) {
+            if (reference == null || reference.codePointCount(0, reference.length()) > MAX_REFERENCE
+                    || !reference.codePoints().allMatch(RequestValidator::printable)) {
                 errors.add(FieldError.body("#/reference", "optional: a string of at most " + MAX_REFERENCE
                                                            + " printable characters"));
                 reference = null;
@@ -139,6 +141,20 @@ final class RequestValidator {
             errors.add(FieldError.body("#/card/cvc", "required: a string of 3 or 4 digits"));
         }
         return new Card(number, month, year, cvc);
+    }
+
+    // Counted and checked by code point: an emoji is one character, not two UTF-16 units. Format characters (a
+    // right-to-left override, a zero width space, U+FEFF) render as nothing or reorder what follows, so a reference
+    // shown to a person could read as another; private-use, unassigned and noncharacters have no agreed meaning.
+    static boolean printable(int codePoint) {
+        if ((codePoint & 0xFFFE) == 0xFFFE || (codePoint >= 0xFDD0 && codePoint <= 0xFDEF)) {
+            return false;
+        }
+        return switch (Character.getType(codePoint)) {
+        case Character.CONTROL, Character.FORMAT, Character.SURROGATE, Character.PRIVATE_USE, Character.UNASSIGNED ->
+                false;
+        default -> true;
+        };
     }
 
     private static String text(JsonNode parent, String field) {
