@@ -297,6 +297,24 @@ abstract class AuthorizationApiContract {
                 + "\"optional: a string of at most 128 printable characters\"}]"));
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+            "1999, 400, 'required: an integer year from 2000 to 2999'",
+            "3000, 400, 'required: an integer year from 2000 to 2999'",
+            "9999, 400, 'required: an integer year from 2000 to 2999'",
+            "2000, 400, 'the card has expired'",
+            "2999, 201, ''",
+    })
+    void theExpiryYearRunsFrom2000To2999(int year, int status, String detail) throws Exception {
+        HttpResponse<String> response = service.post(key(), Http.VALID_BODY.replace("\"expiryYear\":2030",
+                                                                                     "\"expiryYear\":" + year));
+        assertThat(response.body(), response.statusCode(), is(status));
+        if (status == 400) {
+            assertThat(json(response).get("errors").toString(), is("[{\"pointer\":\"#/card/expiryYear\","
+                                                                    + "\"detail\":\"" + detail + "\"}]"));
+        }
+    }
+
     @Test
     void malformedJsonIsABadRequestThatDoesNotQuoteTheInput() throws Exception {
         HttpResponse<String> response = service.post(key(), "{\"card\":{\"number\":4111111111111111x}}");

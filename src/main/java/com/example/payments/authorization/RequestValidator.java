@@ -15,11 +15,12 @@ import com.fasterxml.jackson.databind.JsonNode;
  * Validates a parsed {@code POST /v1/authorizations} body and collects every field error with its JSON pointer.
  *
  * <p>Rules: {@code merchantId} present; {@code amount.value} an integer {@code > 0} in minor units;
- * {@code amount.currency} an ISO 4217 code; {@code card.number} a Luhn-valid string of 12 to 19 digits; expiry not in
- * the past; {@code card.cvc} 3 or 4 digits; the free-text fields {@code merchantId} and {@code reference} hold no card
- * number ({@link PanDetector}: 13 to 19 digits passing the Luhn check, also split by spaces, dashes, dots, commas or
- * other separators); {@code reference} at most 128 code points, none of them a control, format, surrogate,
- * private-use or unassigned character or a noncharacter. Error details never quote the submitted value: a card number
+ * {@code amount.currency} an ISO 4217 code; {@code card.number} a Luhn-valid string of 12 to 19 digits;
+ * {@code card.expiryYear} from 2000 to 2999 and the expiry not in the past; {@code card.cvc} 3 or 4 digits; the
+ * free-text fields {@code merchantId} and {@code reference} hold no card number ({@link PanDetector}: 13 to 19
+ * digits passing the Luhn check, also split by spaces, dashes, dots, commas or other separators); {@code reference}
+ * at most 128 code points, none of them a control, format, surrogate, private-use or unassigned character or a
+ * noncharacter. Error details never quote the submitted value: a card number
  * typed as a JSON number, a PAN one digit short or a CVC in the wrong field must not come back in a response or a log.
  */
 final class RequestValidator {
@@ -29,6 +30,9 @@ final class RequestValidator {
     private static final Pattern CVC = Pattern.compile("[0-9]{3,4}");
     private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
     private static final int MAX_REFERENCE = 128;
+    // The bounds of card.expiryYear: the OpenAPI document states the same ones, and the 400's detail names them.
+    private static final int MIN_YEAR = 2000;
+    private static final int MAX_YEAR = 2999;
     // Free text is stored, replayed and returned by GET: a card number there would be kept in clear (PCI DSS 3.5.1).
     private static final String NO_CARD_DATA = "must not contain a card number (13 to 19 digits passing the Luhn "
             + "check, also split by spaces, dashes or other separators); card data goes in #/card only";
@@ -125,9 +129,10 @@ final class RequestValidator {
         if (month < 0) {
             errors.add(FieldError.body("#/card/expiryMonth", "required: an integer from 1 to 12"));
         }
-        int year = intField(node, "expiryYear", 2000, 2999);
+        int year = intField(node, "expiryYear", MIN_YEAR, MAX_YEAR);
         if (year < 0) {
-            errors.add(FieldError.body("#/card/expiryYear", "required: a four-digit year"));
+            errors.add(FieldError.body("#/card/expiryYear", "required: an integer year from " + MIN_YEAR + " to "
+                                                            + MAX_YEAR));
         }
         if (month > 0 && year > 0) {
             YearMonth current = YearMonth.now(clock);
