@@ -315,6 +315,26 @@ abstract class AuthorizationApiContract {
         }
     }
 
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "\"reference\":\"order-42\",                  | \"refrence\":\"order-42\",                    | #/refrence",
+            "\"amount\":{                                  | \"metadata\":{\"pan\":\"x\"},\"amount\":{           | #/metadata",
+            "\"currency\":\"EUR\"                           | \"currency\":\"EUR\",\"x\":1                     | #/amount/x",
+            "\"cvc\":\"123\"                                | \"cvc\":\"123\",\"name\":\"A B\"                  | #/card/name",
+            "\"cvc\":\"123\"                                | \"cvc\":\"123\",\"4111111111111111\":1          | #/card",
+            "\"cvc\":\"123\"                                | \"cvc\":\"123\",\"a b\":1                       | #/card",
+    })
+    void anUnknownMemberIsABadRequestNamingItAndTakesNoKey(String from, String to, String pointer) throws Exception {
+        String key = key();
+        HttpResponse<String> response = service.post(key, Http.VALID_BODY.replace(from, to));
+        assertThat(response.body(), response.statusCode(), is(400));
+        JsonNode error = json(response).get("errors").get(0);
+        assertThat(error.get("pointer").asText(), is(pointer));
+        assertThat(error.get("detail").asText(), containsString("unknown member; allowed: "));
+        assertThat(response.body(), not(containsString("4111111111111111")));
+        assertThat(service.post(key, Http.VALID_BODY).statusCode(), is(201));
+    }
+
     @Test
     void malformedJsonIsABadRequestThatDoesNotQuoteTheInput() throws Exception {
         HttpResponse<String> response = service.post(key(), "{\"card\":{\"number\":4111111111111111x}}");

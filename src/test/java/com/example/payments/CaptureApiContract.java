@@ -189,6 +189,11 @@ abstract class CaptureApiContract {
                                                  "{\"amount\":{\"value\":0,\"currency\":\"EUR\"}}");
         assertThat(invalid.statusCode(), is(400));
         assertThat(invalid.body(), containsString("#/amount/value"));
+        HttpResponse<String> unknown = Http.post(service.business("/v1/authorizations/" + id + "/captures"), key,
+                "{\"amount\":{\"value\":5,\"currency\":\"EUR\",\"x\":1},\"reference\":\"order-1\"}");
+        assertThat(unknown.statusCode(), is(400));
+        assertThat(unknown.body(), containsString("\"#/reference\""));
+        assertThat(unknown.body(), containsString("\"#/amount/x\""));
         assertThat(capture(id, key, 100, "EUR").statusCode(), is(201));
     }
 }

@@ -107,8 +107,10 @@ public final class OperationService implements HttpService {
         }
         List<Problem.FieldError> errors = new ArrayList<>();
         Amount amount = switch (JsonBody.read(req)) {
-        case JsonBody.Parsed parsed when parsed.json().isObject() -> validator.amount(parsed.json().get("amount"),
-                                                                                      errors);
+        case JsonBody.Parsed parsed when parsed.json().isObject() -> {
+            RequestValidator.unknownMembers(parsed.json(), "#", RequestValidator.CAPTURE_MEMBERS, errors);
+            yield validator.amount(parsed.json().get("amount"), errors);
+        }
         case JsonBody.Parsed parsed -> {
             errors.add(Problem.FieldError.body("#", "the body must be a JSON object"));
             yield null;

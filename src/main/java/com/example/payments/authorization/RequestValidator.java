@@ -4,10 +4,12 @@ import java.time.Clock;
 import java.time.YearMonth;
 import java.util.ArrayList;
 import java.util.Currency;
+import java.util.Iterator;
 import java.util.List;
 import java.util.regex.Pattern;
 
 import com.example.payments.carddata.PanDetector;
+import com.example.payments.http.JsonBody;
 import com.example.payments.http.Problem.FieldError;
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -30,6 +32,13 @@ final class RequestValidator {
     private static final Pattern CVC = Pattern.compile("[0-9]{3,4}");
     private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
     private static final int MAX_REFERENCE = 128;
+    // The members each object may have (the OpenAPI document's additionalProperties: false): any other is a 400
+    // naming it, so that a misspelled optional member ("refrence") is never silently dropped.
+    private static final List<String> REQUEST_MEMBERS = List.of("merchantId", "reference", "amount", "card");
+    private static final List<String> AMOUNT_MEMBERS = List.of("value", "currency");
+    private static final List<String> CARD_MEMBERS = List.of("number", "expiryMonth", "expiryYear", "cvc");
+    /** The members of a capture's body. */
+    static final List<String> CAPTURE_MEMBERS = List.of("amount");
     // The bounds of card.expiryYear: the OpenAPI document states the same ones, and the 400's detail names them.
     private static final int MIN_YEAR = 2000;
     private static final int MAX_YEAR = 2999;
@@ -68,6 +77,7 @@ final class RequestValidator {
         if (body == null || !body.isObject()) {
             return new Invalid(List.of(FieldError.body("#", "the body must be a JSON object")));
         }
+        unknownMembers(body, "#", REQUEST_MEMBERS, errors);
         String merchantId = text(body, "merchantId");
         if (merchantId == null || !MERCHANT_ID.matcher(merchantId).matches()) {
             errors.add(FieldError.body("#/merchantId", "required: 1 to 64 characters of A-Z, a-z, 0-9, '.', '_', '-'"));
@@ -78,13 +88,14 @@ final class RequestValidator {
         JsonNode referenceNode = body.get("reference");
         if (referenceNode != null && !referenceNode.isNull()) {
             reference = referenceNode.isTextual() ? referenceNode.textValue() : null;
-            if (reference == null || reference.codePointCount(0, reference.length()) > MAX_REFERENCE
+            // A card number first: one disguised with invisible separators is named for what it is.
+            if (reference != null && PanDetector.containsPan(reference)) {
+                errors.add(FieldError.body("#/reference", NO_CARD_DATA));
+                reference = null;
+            } else if (reference == null || reference.codePointCount(0, reference.length()) > MAX_REFERENCE
                     || !reference.codePoints().allMatch(RequestValidator::printable)) {
                 errors.add(FieldError.body("#/reference", "optional: a string of at most " + MAX_REFERENCE
                                                            + " printable characters"));
-                reference = null;
-            } else if (PanDetector.containsPan(reference)) {
-                errors.add(FieldError.body("#/reference", NO_CARD_DATA));
                 reference = null;
             }
         }
@@ -101,6 +112,7 @@ final class RequestValidator {
             errors.add(FieldError.body("#/amount", "required: an object with value and currency"));
             return null;
         }
+        unknownMembers(node, "#/amount", AMOUNT_MEMBERS, errors);
         JsonNode value = node.get("value");
         long minor = 0;
         if (value == null || !value.isIntegralNumber() || !value.canConvertToLong() || value.longValue() <= 0) {
@@ -120,6 +132,7 @@ final class RequestValidator {
             errors.add(FieldError.body("#/card", "required: an object with number, expiryMonth, expiryYear and cvc"));
             return null;
         }
+        unknownMembers(node, "#/card", CARD_MEMBERS, errors);
         String number = text(node, "number");
         if (number == null || !PAN.matcher(number).matches() || !luhnValid(number)) {
             errors.add(FieldError.body("#/card/number", "required: a string of 12 to 19 digits with a valid Luhn "
@@ -201,5 +214,25 @@ final class RequestValidator {
             doubleIt = !doubleIt;
         }
         return sum % 10 == 0;
+    }
+
+    /**
+     * Adds a 400 field error for each member of {@code object} not in {@code allowed}, naming it by its JSON pointer
+     * (RFC 6901) when its name is plain and holds no card number, else by the object's pointer
+     * ({@link JsonBody#memberPointer}).
+     *
+     * @param object  a JSON object
+     * @param pointer the object's own pointer, e.g. {@code #/amount}
+     * @param allowed its members
+     * @param errors  where the errors go, in body order
+     */
+    static void unknownMembers(JsonNode object, String pointer, List<String> allowed, List<FieldError> errors) {
+        for (Iterator<String> names = object.fieldNames(); names.hasNext(); ) {
+            String name = names.next();
+            if (!allowed.contains(name)) {
+                errors.add(FieldError.body(JsonBody.memberPointer(pointer, name), "unknown member; allowed: "
+                                                                                   + String.join(", ", allowed)));
+            }
+        }
     }
 }

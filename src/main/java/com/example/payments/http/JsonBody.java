@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.util.Optional;
 import java.util.OptionalLong;
 
+import com.example.payments.carddata.PanDetector;
 import com.example.payments.http.Problem.FieldError;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -56,6 +57,20 @@ public final class JsonBody {
      * io.helidon.webserver.http.ServerResponse, Problem)}).
      */
     public record Unreadable() implements Result {
+    }
+
+    /**
+     * The JSON pointer (RFC 6901) of a member to name in a problem: {@code parent/name} when the name is a plain
+     * identifier (a letter or {@code _}, then at most 63 letters, digits or {@code _}; or at most 5 digits) that holds
+     * no card number, else {@code parent} alone: member names come from the client and are echoed in the problem.
+     *
+     * @param parent the object's pointer, e.g. {@code #/amount}
+     * @param name   the member's name as sent
+     * @return the pointer, e.g. {@code #/amount/x}
+     */
+    public static String memberPointer(String parent, String name) {
+        boolean plain = StrictJsonText.PLAIN_NAME.matcher(name).matches() && !PanDetector.containsPan(name);
+        return plain ? parent + "/" + name : parent;
     }
 
     /**

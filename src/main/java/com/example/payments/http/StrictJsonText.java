@@ -26,7 +26,7 @@ import com.fasterxml.jackson.databind.JsonNode;
  */
 final class StrictJsonText {
 
-    private static final Pattern PLAIN_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}|[0-9]{1,5}");
+    static final Pattern PLAIN_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}|[0-9]{1,5}");
 
     private StrictJsonText() {
     }
