@@ -112,6 +112,15 @@ class StatusCodesIT {
                 raw(Port.BUSINESS, "GET /ping HTTP/1.0\r\n\r\n", 505),
                 raw(Port.BUSINESS, "GET /ping HTTP/2.0\r\n" + HOST + "\r\n", 505),
                 raw(Port.HEALTH, "GET /health/live HTTP/1.0\r\n\r\n", 505),
+                // a content coding: not decoded, 415 with Accept-Encoding (RFC 9110 sections 15.5.16 and 12.5.3),
+                // before routing like an over-size body, so with or without credentials
+                raw(Port.BUSINESS, "POST /v1/authorizations HTTP/1.1\r\n" + HOST + "Content-Type: application/json\r\n"
+                                   + "Content-Encoding: gzip\r\nContent-Length: 2\r\n\r\n{}", 415,
+                    Map.of("connection", "close", "accept-encoding", "identity")),
+                raw(Port.BUSINESS, "POST /v1/authorizations HTTP/1.1\r\n" + HOST + AUTHORIZATION
+                                   + "Content-Type: application/json\r\nContent-Encoding: identity\r\n"
+                                   + "Content-Length: 2\r\n\r\n{}", 415,
+                    Map.of("connection", "close", "accept-encoding", "identity")),
                 // a transfer coding not implemented: 501 (RFC 9112 section 6.1)
                 raw(Port.BUSINESS, "POST /v1/authorizations HTTP/1.1\r\n" + HOST + AUTHORIZATION
                                    + "Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n",
@@ -139,8 +148,12 @@ class StatusCodesIT {
     }
 
     private static Arguments raw(Port port, String request, int status) {
+        return raw(port, request, status, Map.of("connection", "close"));
+    }
+
+    private static Arguments raw(Port port, String request, int status, Map<String, String> headers) {
         String name = request.substring(0, Math.min(request.indexOf('\r'), 40)) + " (" + request.length() + " bytes)";
-        return Arguments.of(port, name, request, false, status, Map.of("connection", "close"), true);
+        return Arguments.of(port, name, request, false, status, headers, true);
     }
 
     @ParameterizedTest(name = "{0} {1} -> {4}")

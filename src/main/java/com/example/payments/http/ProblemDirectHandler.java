@@ -1,6 +1,7 @@
 package com.example.payments.http;
 
 import java.lang.System.Logger.Level;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -42,6 +43,10 @@ public final class ProblemDirectHandler implements DirectHandler {
     private static final System.Logger LOGGER = System.getLogger(ProblemDirectHandler.class.getName());
     // Helidon's message when the header section exceeds max-headers-size (io.helidon.http.Http1HeadersParser).
     private static final String HEADER_SIZE_EXCEEDED = "Header size exceeded";
+    // Helidon's messages (io.helidon.webserver.http1.Http1Connection) for a request body with a Content-Encoding it
+    // does not decode: before routing, so before authentication, like an over-size body.
+    private static final String UNSUPPORTED_ENCODING = "Unsupported content encoding";
+    private static final String ENCODING_DISABLED = "Content-Encoding header present when content encoding is disabled";
     // The protocol Helidon read from a request line it refused, e.g. "GET / HTTP/2.0/"; group 1 is the major version.
     // The methods of RFC 9110 section 9 and PATCH (RFC 5789), exactly as sent: a 501 for one of them is about
     // something else (a transfer coding).
@@ -146,6 +151,10 @@ public final class ProblemDirectHandler implements DirectHandler {
         if (problem.status() == 503) {
             response.header(HeaderNames.RETRY_AFTER, "1");
         }
+        if (problem.status() == 415 && encodingRefused(request, message)) {
+            // RFC 9110 section 12.5.3: the codings that would have been accepted, none but identity.
+            response.header(HeaderNames.ACCEPT_ENCODING, "identity");
+        }
         if (eventType.keepAlive()) {
             return response.build();
         }
@@ -153,6 +162,12 @@ public final class ProblemDirectHandler implements DirectHandler {
     }
 
     private static Problem badRequest(TransportRequest request, String message) {
+        if (encodingRefused(request, message)) {
+            return Problem.of("unsupported-content-encoding", "Unsupported content encoding", 415,
+                              "Send the request body without a content coding (no Content-Encoding header).")
+                    .withErrors(List.of(Problem.FieldError.header("Content-Encoding",
+                                                                  "not accepted: send the body uncompressed")));
+        }
         if (message != null && message.contains(HEADER_SIZE_EXCEEDED)) {
             return Problem.of("request-header-fields-too-large", "Request header fields too large", 431,
                               "The request's header section is larger than this service accepts.");
@@ -162,6 +177,13 @@ public final class ProblemDirectHandler implements DirectHandler {
             return httpVersionNotSupported();
         }
         return ProblemResponses.badRequest();
+    }
+
+    // A body with a Content-Encoding, which this service does not decode (RFC 9110 section 15.5.16: 415). The message
+    // is only compared, never repeated.
+    private static boolean encodingRefused(TransportRequest request, String message) {
+        return message != null && request.headers().contains(HeaderNames.CONTENT_ENCODING)
+               && (message.contains(UNSUPPORTED_ENCODING) || message.contains(ENCODING_DISABLED));
     }
 
     // A status kept as Helidon chose it, as a problem.
