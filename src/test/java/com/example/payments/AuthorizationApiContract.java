@@ -350,6 +350,17 @@ abstract class AuthorizationApiContract {
         assertThat(service.post(key, Http.VALID_BODY).statusCode(), is(201));
     }
 
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {"application/json;", "application/json;;charset=utf-8",
+            "application/json ;charset=utf-8", "application/json ; charset=utf-8", "application/json;charset=utf-8;"})
+    void whitespaceAroundSemicolonsAndEmptyParametersAreStillJson(String contentType) throws Exception {
+        HttpResponse<String> response = Http.client().send(Http.request(service.business("/v1/authorizations"))
+                .header("Content-Type", contentType).header("Idempotency-Key", key())
+                .POST(HttpRequest.BodyPublishers.ofString(Http.VALID_BODY)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.body(), response.statusCode(), is(201));
+    }
+
     @Test
     void aBodyThatIsNotJsonIsUnsupportedMediaType() throws Exception {
         HttpResponse<String> response = Http.client().send(Http.request(service.business("/v1/authorizations"))

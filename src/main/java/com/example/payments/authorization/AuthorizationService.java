@@ -161,7 +161,7 @@ public final class AuthorizationService implements HttpService, AutoCloseable {
     }
 
     private void authorize(ServerRequest req, ServerResponse res) {
-        if (!Json.isUtf8Json(req.headers().contentType())) {
+        if (!Json.isUtf8Json(req.headers())) {
             ProblemResponses.send(req, res, ProblemResponses.unsupportedMediaType());
             return;
         }

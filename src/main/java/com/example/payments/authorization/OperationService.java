@@ -101,7 +101,7 @@ public final class OperationService implements HttpService {
     }
 
     private void capture(ServerRequest req, ServerResponse res) {
-        if (!Json.isUtf8Json(req.headers().contentType())) {
+        if (!Json.isUtf8Json(req.headers())) {
             ProblemResponses.send(req, res, ProblemResponses.unsupportedMediaType());
             return;
         }
@@ -139,7 +139,7 @@ public final class OperationService implements HttpService {
     private void voidRemainder(ServerRequest req, ServerResponse res) {
         List<Problem.FieldError> errors = new ArrayList<>();
         if (req.content().hasEntity()) {
-            if (!Json.isUtf8Json(req.headers().contentType())) {
+            if (!Json.isUtf8Json(req.headers())) {
                 ProblemResponses.send(req, res, ProblemResponses.unsupportedMediaType());
                 return;
             }

@@ -1,7 +1,6 @@
 package com.example.payments.http;
 
-import java.util.Map;
-import java.util.Optional;
+import java.util.List;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.StreamReadFeature;
@@ -11,6 +10,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 
+import io.helidon.http.HeaderNames;
+import io.helidon.http.Headers;
 import io.helidon.http.HttpMediaType;
 
 /**
@@ -74,23 +75,38 @@ public final class Json {
      * {@code charset} parameter or {@code charset=utf-8} (any case, quoted or not). {@code application/json} defines
      * no charset parameter (RFC 8259 section 11) and its text is UTF-8: a body announced in another charset is
      * answered 415 rather than decoded as something it says it is not. Other parameters are ignored; a wildcard type
-     * is no content type.
+     * is no content type. Read from the header's text by RFC 9110 section 8.3.1 ({@code type "/" subtype
+     * *( OWS ";" OWS [ parameter ] )}): whitespace around {@code ;} and empty parameters
+     * ({@code application/json;}, {@code application/json ; charset=utf-8}) are JSON too, where Helidon's parser
+     * refused the first (400) and read the second as another type (415).
      *
-     * @param contentType the request's content type, empty when it sent none
+     * @param headers the request's headers
+     * @return {@code true} for UTF-8 JSON; {@code false} without a {@code Content-Type} (or with more than one)
+     */
+    public static boolean isUtf8Json(Headers headers) {
+        if (!headers.contains(HeaderNames.CONTENT_TYPE)) {
+            return false;
+        }
+        List<String> values = headers.get(HeaderNames.CONTENT_TYPE).allValues();
+        return values.size() == 1 && isUtf8Json(values.getFirst());
+    }
+
+    /**
+     * {@link #isUtf8Json(Headers)} for one {@code Content-Type} value.
+     *
+     * @param contentType the header's value, e.g. {@code application/json; charset=utf-8}
      * @return {@code true} for UTF-8 JSON
      */
-    public static boolean isUtf8Json(Optional<HttpMediaType> contentType) {
-        if (contentType.isEmpty()) {
+    public static boolean isUtf8Json(String contentType) {
+        String[] parts = contentType.split(";", -1);
+        if (!parts[0].strip().equalsIgnoreCase("application/json")) {
             return false;
         }
-        HttpMediaType type = contentType.get();
-        if (!type.mediaType().type().equalsIgnoreCase("application")
-            || !type.mediaType().subtype().equalsIgnoreCase("json")) {
-            return false;
-        }
-        for (Map.Entry<String, String> parameter : type.parameters().entrySet()) {
-            if (parameter.getKey().equalsIgnoreCase(HttpMediaType.CHARSET_PARAMETER)
-                && !unquoted(parameter.getValue()).equalsIgnoreCase("utf-8")) {
+        for (int i = 1; i < parts.length; i++) {
+            String parameter = parts[i].strip();
+            int equals = parameter.indexOf('=');
+            if (equals > 0 && parameter.substring(0, equals).strip().equalsIgnoreCase(HttpMediaType.CHARSET_PARAMETER)
+                && !unquoted(parameter.substring(equals + 1).strip()).equalsIgnoreCase("utf-8")) {
                 return false;
             }
         }

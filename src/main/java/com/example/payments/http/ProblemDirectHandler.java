@@ -197,7 +197,7 @@ public final class ProblemDirectHandler implements DirectHandler {
     }
 
     private static boolean isJson(TransportRequest request) {
-        return Json.isUtf8Json(request.headers().contentType());
+        return Json.isUtf8Json(request.headers());
     }
 
     private static Problem internal(EventType eventType) {

@@ -3,9 +3,9 @@ package com.example.payments.http;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
-import java.util.Optional;
 
-import io.helidon.http.HttpMediaType;
+import io.helidon.http.HeaderNames;
+import io.helidon.http.WritableHeaders;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -87,13 +87,22 @@ class JsonTest {
             "application/json; CHARSET=latin1        | false",
             "text/plain; charset=utf-8               | false",
             "application/problem+json                | false",
+            // RFC 9110 section 8.3.1: OWS around ';' and empty parameters
+            "application/json;                       | true",
+            "application/json;;charset=utf-8         | true",
+            "application/json ;charset=utf-8         | true",
+            "application/json\t; charset=utf-8       | true",
+            "application/json ; charset = latin1     | false",
+            "application/jsonx                       | false",
     })
     void onlyApplicationJsonInUtf8IsUtf8Json(String contentType, boolean utf8Json) {
-        assertThat(Json.isUtf8Json(Optional.of(HttpMediaType.create(contentType))), is(utf8Json));
+        assertThat(Json.isUtf8Json(contentType), is(utf8Json));
+        assertThat(Json.isUtf8Json(WritableHeaders.create().set(HeaderNames.CONTENT_TYPE, contentType)),
+                   is(utf8Json));
     }
 
     @Test
     void noContentTypeIsNoJson() {
-        assertThat(Json.isUtf8Json(Optional.empty()), is(false));
+        assertThat(Json.isUtf8Json(WritableHeaders.create()), is(false));
     }
 }
