@@ -98,6 +98,12 @@ class TracingTest {
                                  .POST(HttpRequest.BodyPublishers.ofString("{\"card\":{\"number\":\"" + pan + "\"")));
                     send(Http.request(api).header("Content-Type", "text/plain").header("Idempotency-Key", "k")
                                  .POST(HttpRequest.BodyPublishers.ofString(pan)));
+                    // In the trace context: a trace id and a parent id next to hex letters, a vendor's tracestate.
+                    send(Http.request(api + "/x").header("traceparent", "00-" + pan + "aaaaaaaaaaaaaaaa-"
+                                                                         + PARENT_ID + "-01").GET());
+                    send(Http.request(api + "/x").header("traceparent", "00-" + TRACE_ID + "-" + pan + "-01").GET());
+                    send(Http.request(api + "/x").header("traceparent", "00-" + TRACE_ID + "-" + PARENT_ID + "-01")
+                                 .header("tracestate", "vendor=" + pan + "ab,other=" + pan).GET());
                 }
             }
             accessLines = logs.text().lines().filter(line -> line.contains(" http.route=")).toList();
@@ -108,8 +114,12 @@ class TracingTest {
         List<String> found = new ArrayList<>();
         for (SpanData span : finished) {
             String text = span.getName() + " " + span.getAttributes() + " " + span.getEvents() + " "
-                          + span.getResource().getAttributes() + " " + span.getStatus() + " " + span.getLinks();
+                          + span.getResource().getAttributes() + " " + span.getStatus() + " " + span.getLinks()
+                          + " " + span.getSpanContext().getTraceState().asMap();
             cardNumberIn(text).ifPresent(found::add);
+            // The ids are random hex: a run of their digits may pass for a card number by chance, the test cards never.
+            String ids = span.getTraceId() + " " + span.getParentSpanId();
+            PANS.stream().filter(ids::contains).forEach(pan -> found.add("an id holding " + pan));
         }
         accessLines.forEach(line -> cardNumberIn(line).ifPresent(found::add));
         assertThat(found, is(empty()));

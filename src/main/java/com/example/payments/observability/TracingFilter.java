@@ -6,7 +6,6 @@ import java.util.Set;
 import com.example.payments.authentication.Caller;
 import com.example.payments.http.RequestIds;
 
-import io.helidon.http.HeaderNames;
 import io.helidon.http.Headers;
 import io.helidon.webserver.http.Filter;
 import io.helidon.webserver.http.FilterChain;
@@ -39,7 +38,7 @@ public final class TracingFilter implements Filter {
     private static final AttributeKey<String> SCHEME = AttributeKey.stringKey("url.scheme");
     private static final Set<String> KNOWN_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
                                                             "OPTIONS", "TRACE", "CONNECT");
-    private static final String TRACESTATE = "tracestate";
+    private static final String TRACESTATE = RequestIds.TRACESTATE.defaultCase();
     private static final TextMapGetter<Headers> HEADERS = new TextMapGetter<>() {
         @Override
         public Iterable<String> keys(Headers headers) {
@@ -54,8 +53,7 @@ public final class TracingFilter implements Filter {
             if (RequestIds.TRACEPARENT.defaultCase().equalsIgnoreCase(key)) {
                 return RequestIds.traceparent(headers).orElse(null);
             }
-            return TRACESTATE.equalsIgnoreCase(key) && headers.contains(HeaderNames.create(TRACESTATE))
-                    ? headers.get(HeaderNames.create(TRACESTATE)).get() : null;
+            return TRACESTATE.equalsIgnoreCase(key) ? RequestIds.tracestate(headers).orElse(null) : null;
         }
     };
 
