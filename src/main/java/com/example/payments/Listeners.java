@@ -4,6 +4,7 @@ import java.net.URI;
 import java.util.function.Consumer;
 
 import com.example.payments.config.ConfigurationException;
+import com.example.payments.health.ObserverRequests;
 import com.example.payments.http.EvictingConnectionCap;
 import com.example.payments.http.Json;
 import com.example.payments.http.ProblemDirectHandler;
@@ -32,7 +33,7 @@ final class Listeners {
     /** Largest accepted request body on the business listener: 16 KiB. */
     static final long MAX_PAYLOAD_BYTES = 16 * 1024;
     /** Path of the OpenAPI document on the health listener. */
-    static final String OPENAPI_PATH = "/openapi";
+    static final String OPENAPI_PATH = ObserverRequests.OPENAPI_PATH;
     /** The loopback prober's route on the business listener: public, neither logged by the access log nor traced. */
     static final String PING = "/ping";
 

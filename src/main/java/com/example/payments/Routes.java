@@ -12,6 +12,7 @@ import com.example.payments.authorization.OperationService;
 import com.example.payments.health.HealthService;
 import com.example.payments.health.HealthState;
 import com.example.payments.health.MetricsHead;
+import com.example.payments.health.ObserverRequests;
 import com.example.payments.http.ConnectionCloseFilter;
 import com.example.payments.http.RequestDeadlines;
 import com.example.payments.http.RequestIds;
@@ -22,6 +23,7 @@ import com.example.payments.observability.RequestMetricsFilter;
 import com.example.payments.observability.TracingFilter;
 
 import io.helidon.http.HeaderNames;
+import io.helidon.http.HeaderValues;
 import io.helidon.http.Method;
 import io.helidon.http.PathMatchers;
 import io.helidon.metrics.api.MeterRegistry;
@@ -119,14 +121,17 @@ final class Routes {
         HealthService.PATHS.forEach(path -> resources.put(path, GET_HEAD));
         resources.put(MetricsHead.PATH, GET_HEAD);
         resources.put(Listeners.OPENAPI_PATH, GET_HEAD);
+        MetricsHead metricsHead = MetricsHead.create(meters);
         routing.addFilter(RequestIds.filter())
                 .addFilter(ConnectionCloseFilter.create(() -> false))
                 .addFilter(RequestRulesFilter.create(resources))
+                .addFilter(ObserverRequests.create(metricsHead))
                 .register(probes)
-                .head(MetricsHead.PATH, MetricsHead.create(meters))
+                .head(MetricsHead.PATH, metricsHead)
                 // GET /openapi comes from the OpenAPI feature, which has no HEAD: the headers of its YAML answer.
                 .head(Listeners.OPENAPI_PATH, (req, res) -> {
-                    res.header(HeaderNames.CONTENT_TYPE, "application/vnd.oai.openapi");
+                    res.header(HeaderNames.CONTENT_TYPE, "application/vnd.oai.openapi")
+                            .header(HeaderValues.X_CONTENT_TYPE_OPTIONS_NOSNIFF);
                     ResponseBodies.send(req, res, openApi.yamlBytes());
                 });
     }

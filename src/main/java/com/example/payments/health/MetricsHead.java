@@ -23,8 +23,9 @@ import io.helidon.webserver.http.ServerResponse;
 
 /**
  * {@code HEAD /metrics}: the status and headers {@code GET /metrics} gets, without the body (RFC 9110 section 9.3.2).
- * Helidon's metrics observer serves {@code GET} only; this renders the same exposition with the same formatters, to
- * send its length, and negotiates the media type the same way (text, OpenMetrics, JSON; else 406).
+ * Helidon's metrics observer serves {@code GET} only; this renders the same exposition with the same formatters and
+ * the same selections ({@code scope}, {@code name}), to send its length, and negotiates the media type the same way
+ * (text, OpenMetrics, JSON; else 406). {@link ObserverRequests} answers the errors of both first.
  */
 public final class MetricsHead implements Handler {
 
@@ -51,14 +52,13 @@ public final class MetricsHead implements Handler {
     @Override
     public void handle(ServerRequest req, ServerResponse res) {
         res.header(HeaderValues.CACHE_NO_CACHE).header(HeaderValues.X_CONTENT_TYPE_OPTIONS_NOSNIFF);
-        Optional<MediaType> type = req.headers().bestAccepted(MediaTypes.TEXT_PLAIN,
-                                                              MediaTypes.APPLICATION_OPENMETRICS_TEXT,
-                                                              MediaTypes.APPLICATION_JSON);
+        Optional<MediaType> type = mediaType(req);
         if (type.isEmpty()) {
             res.status(Status.NOT_ACCEPTABLE_406).send();
             return;
         }
-        Optional<Object> exposition = formatter(type.get()).flatMap(MeterRegistryFormatter::format);
+        Optional<Object> exposition = exposition(type.get(), req.query().all(SCOPE, List::of),
+                                                 req.query().all(NAME, List::of));
         if (exposition.isEmpty()) {
             res.status(Status.NOT_FOUND_404).send();
             return;
@@ -67,11 +67,24 @@ public final class MetricsHead implements Handler {
         ResponseBodies.send(req, res, exposition.get().toString().getBytes(StandardCharsets.UTF_8));
     }
 
-    private Optional<MeterRegistryFormatter> formatter(MediaType type) {
+    /** The query parameter that selects scopes, as Helidon's metrics observer reads it. */
+    static final String SCOPE = "scope";
+    /** The query parameter that selects meters by name, as Helidon's metrics observer reads it. */
+    static final String NAME = "name";
+
+    // The exposition's media type, negotiated as Helidon's observer does: text, OpenMetrics, JSON; empty for 406.
+    static Optional<MediaType> mediaType(ServerRequest req) {
+        return req.headers().bestAccepted(MediaTypes.TEXT_PLAIN, MediaTypes.APPLICATION_OPENMETRICS_TEXT,
+                                          MediaTypes.APPLICATION_JSON);
+    }
+
+    // What GET /metrics answers for these selections, rendered by the same formatters; empty when nothing matches.
+    Optional<Object> exposition(MediaType type, List<String> scopes, List<String> names) {
         return HelidonServiceLoader.create(ServiceLoader.load(MeterRegistryFormatterProvider.class)).stream()
                 .map(provider -> provider.formatter(type, config, meters, SystemTagsManager.instance().scopeTagName(),
-                                                    List.of(), List.of()))
+                                                    scopes, names))
                 .flatMap(Optional::stream)
-                .findFirst();
+                .findFirst()
+                .flatMap(MeterRegistryFormatter::format);
     }
 }
