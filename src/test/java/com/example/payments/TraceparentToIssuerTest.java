@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import com.example.payments.http.RequestIds;
+import com.example.payments.http.TraceContext;
 import com.example.payments.testing.Http;
 
 import io.helidon.http.HeaderNames;
@@ -66,7 +66,7 @@ class TraceparentToIssuerTest {
             assertThat(post(service, "to-issuer-3", TRACEPARENT).statusCode(), is(201));
             String sent = received.getFirst().orElseThrow();
             assertThat(sent, startsWith("00-" + TRACE_ID + "-"));
-            assertThat(RequestIds.traceId(sent), is(Optional.of(TRACE_ID)));
+            assertThat(TraceContext.traceId(sent), is(Optional.of(TRACE_ID)));
             String parent = sent.split("-")[2];
             // The span is exported when it ends, before the answer: the batch processor may still hold it.
             service.close();

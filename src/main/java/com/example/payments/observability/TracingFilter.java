@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Set;
 
 import com.example.payments.authentication.Caller;
-import com.example.payments.http.RequestIds;
+import com.example.payments.http.TraceContext;
 
 import io.helidon.http.Headers;
 import io.helidon.webserver.http.Filter;
@@ -21,7 +21,7 @@ import io.opentelemetry.context.propagation.TextMapGetter;
 
 /**
  * The business listener's outermost filter: continues the trace of an incoming W3C {@code traceparent} (one that
- * {@link RequestIds#traceparent} accepts; any other is ignored) and runs the request inside a {@code SERVER} span
+ * {@link TraceContext#traceparent} accepts; any other is ignored) and runs the request inside a {@code SERVER} span
  * named {@code <method> <route template>}, with the HTTP semantic-convention attributes {@code http.request.method},
  * {@code http.route} (the route template), {@code http.response.status_code} and {@code url.scheme}, and
  * {@code payments.merchant_id}: never the path ({@code url.path} is left out on purpose), the query, a header value
@@ -38,11 +38,11 @@ public final class TracingFilter implements Filter {
     private static final AttributeKey<String> SCHEME = AttributeKey.stringKey("url.scheme");
     private static final Set<String> KNOWN_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
                                                             "OPTIONS", "TRACE", "CONNECT");
-    private static final String TRACESTATE = RequestIds.TRACESTATE.defaultCase();
+    private static final String TRACESTATE = TraceContext.TRACESTATE.defaultCase();
     private static final TextMapGetter<Headers> HEADERS = new TextMapGetter<>() {
         @Override
         public Iterable<String> keys(Headers headers) {
-            return List.of(RequestIds.TRACEPARENT.defaultCase(), TRACESTATE);
+            return List.of(TraceContext.TRACEPARENT.defaultCase(), TRACESTATE);
         }
 
         @Override
@@ -50,10 +50,10 @@ public final class TracingFilter implements Filter {
             if (headers == null) {
                 return null;
             }
-            if (RequestIds.TRACEPARENT.defaultCase().equalsIgnoreCase(key)) {
-                return RequestIds.traceparent(headers).orElse(null);
+            if (TraceContext.TRACEPARENT.defaultCase().equalsIgnoreCase(key)) {
+                return TraceContext.traceparent(headers).orElse(null);
             }
-            return TRACESTATE.equalsIgnoreCase(key) ? RequestIds.tracestate(headers).orElse(null) : null;
+            return TRACESTATE.equalsIgnoreCase(key) ? TraceContext.tracestate(headers).orElse(null) : null;
         }
     };
 

@@ -28,7 +28,7 @@ class RequestIdsTest {
             // A later version may add fields: read what version 00 defines (W3C Trace Context section 4.3).
             "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-what-the-future-holds"})
     void aValidTraceparentGivesItsTraceId(String traceparent) {
-        assertThat(RequestIds.traceId(traceparent), is(Optional.of(TRACE_ID)));
+        assertThat(TraceContext.traceId(traceparent), is(Optional.of(TRACE_ID)));
     }
 
     @ParameterizedTest
@@ -45,14 +45,14 @@ class RequestIdsTest {
             "00_4bf92f3577b34da6a3ce929d0e0e4736_00f067aa0ba902b7_01",
             "00-4111111111111111a3ce929d0e0e4736-00f067aa0ba902b7-0g"})
     void anInvalidTraceparentIsIgnored(String traceparent) {
-        assertThat(RequestIds.traceId(traceparent), is(Optional.empty()));
+        assertThat(TraceContext.traceId(traceparent), is(Optional.empty()));
     }
 
     @Test
     void freshIdsAreTraceIdsAndDiffer() {
         String one = RequestIds.fresh();
         assertThat(one.matches("[0-9a-f]{32}"), is(true));
-        assertThat(RequestIds.traceId("00-" + one + "-00f067aa0ba902b7-01"), is(Optional.of(one)));
+        assertThat(TraceContext.traceId("00-" + one + "-00f067aa0ba902b7-01"), is(Optional.of(one)));
         assertThat(RequestIds.fresh(), is(not(one)));
     }
 
