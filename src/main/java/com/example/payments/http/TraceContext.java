@@ -1,6 +1,5 @@
 package com.example.payments.http;
 
-import java.nio.CharBuffer;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -70,19 +69,50 @@ public final class TraceContext {
     }
 
     // A caller's id goes into every log line, the X-Request-Id header, problem bodies and exported spans, so one whose
-    // digits hold a card number is not taken up (the request is treated as untraced and gets a fresh id). Judged with
-    // the hex letters as plain letters: the log masking leaves digits that touch a hex letter alone, so a PAN written
-    // next to one ("4111111111111111aaaa...") would pass it. About one random traceparent in four hundred is refused
-    // this way (a trace id in 460, measured over a million).
+    // digits could hold a card number is not taken up (the request is treated as untraced and gets a fresh id). Judged
+    // more strictly than free text: hex letters are plain letters (the log masking leaves digits that touch a hex
+    // letter alone, so "4111111111111111aaaa..." would pass it), and every window of 13 to 19 digits of a run counts,
+    // not only the whole run ("41111111111111110" holds a card number and one digit more). About one random
+    // traceparent in 140 is refused this way (its trace and parent ids; 7,252 of a million, measured).
     private static boolean carriesNoCardNumber(String text) {
-        char[] chars = text.toCharArray();
-        for (int i = 0; i < chars.length; i++) {
-            char c = chars[i];
-            if (c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-                chars[i] = 'x';
+        int run = 0;
+        for (int i = 0; i <= text.length(); i++) {
+            if (i < text.length() && text.charAt(i) >= '0' && text.charAt(i) <= '9') {
+                run++;
+                continue;
+            }
+            if (run >= PanDetector.MIN_DIGITS && holdsLuhnWindow(text, i - run, i)) {
+                return false;
+            }
+            run = 0;
+        }
+        return true;
+    }
+
+    // Whether some window of 13 to 19 digits of the run [start, end) passes the Luhn check.
+    private static boolean holdsLuhnWindow(String text, int start, int end) {
+        for (int from = start; from + PanDetector.MIN_DIGITS <= end; from++) {
+            for (int to = from + PanDetector.MIN_DIGITS; to <= Math.min(end, from + PanDetector.MAX_DIGITS); to++) {
+                if (luhnValid(text, from, to)) {
+                    return true;
+                }
             }
         }
-        return !PanDetector.containsPan(CharBuffer.wrap(chars));
+        return false;
+    }
+
+    private static boolean luhnValid(String digits, int from, int to) {
+        int sum = 0;
+        boolean doubleIt = false;
+        for (int i = to - 1; i >= from; i--) {
+            int digit = digits.charAt(i) - '0';
+            if (doubleIt) {
+                digit = digit * 2 > 9 ? digit * 2 - 9 : digit * 2;
+            }
+            sum += digit;
+            doubleIt = !doubleIt;
+        }
+        return sum % 10 == 0;
     }
 
     /**
@@ -99,6 +129,6 @@ public final class TraceContext {
             return Optional.empty();
         }
         String value = String.join(",", headers.get(TRACESTATE).allValues());
-        return carriesNoCardNumber(value) ? Optional.of(value) : Optional.empty();
+        return carriesNoCardNumber(value) && !PanDetector.containsPan(value) ? Optional.of(value) : Optional.empty();
     }
 }
