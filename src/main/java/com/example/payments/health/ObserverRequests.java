@@ -26,7 +26,9 @@ import io.helidon.webserver.http.RoutingResponse;
  *     {@code /openapi}: {@code format} of {@code json} or {@code yaml}); the parameter's text is never repeated;</li>
  *     <li>an {@code Accept} that admits none of the endpoint's media types: 406 {@code not-acceptable} naming the
  *     header ({@code /metrics}: text, OpenMetrics, JSON; {@code /openapi}: the OpenAPI media type, YAML, JSON);</li>
- *     <li>{@code /metrics} with a selection no meter matches: 404 {@code not-found} (Helidon: an empty 404).</li>
+ *     <li>{@code /metrics} with a selection no meter matches: 404 {@code not-found} (Helidon: an empty 404);</li>
+ *     <li>{@code /metrics/} and {@code /metrics/{scope}}, which Helidon's observer serves too: 404 {@code not-found}
+ *     ({@code ?scope=} selects a scope on {@code /metrics} itself).</li>
  * </ul>
  * Every other request goes on to the observer ({@code GET}) or its {@code HEAD} stand-in unchanged.
  */
@@ -68,7 +70,12 @@ public final class ObserverRequests implements Filter {
         Problem problem = switch (path) {
             case MetricsHead.PATH -> metricsProblem(req);
             case OPENAPI_PATH -> openApiProblem(req);
-            default -> null;
+            // Helidon's observer also serves /metrics/ and /metrics/{scope}, which HEAD and these checks do not know:
+            // one path, as the probes and Prometheus use it.
+            default -> path.startsWith(MetricsHead.PATH + "/")
+                    ? ProblemResponses.notFound("No such resource on this port; the metrics are at /metrics "
+                                                + "(?scope=application selects a scope).")
+                    : null;
         };
         if (problem == null) {
             chain.proceed();
