@@ -134,7 +134,7 @@ final class RequestValidator {
         }
         unknownMembers(node, "#/card", CARD_MEMBERS, errors);
         String number = text(node, "number");
-        if (number == null || !PAN.matcher(number).matches() || !luhnValid(number)) {
+        if (number == null || !PAN.matcher(number).matches() || !PanDetector.luhnValid(number, 0, number.length())) {
             errors.add(FieldError.body("#/card/number", "required: a string of 12 to 19 digits with a valid Luhn "
                                                         + "check digit"));
         }
@@ -199,22 +199,6 @@ final class RequestValidator {
         }
     }
 
-    static boolean luhnValid(String digits) {
-        int sum = 0;
-        boolean doubleIt = false;
-        for (int i = digits.length() - 1; i >= 0; i--) {
-            int d = digits.charAt(i) - '0';
-            if (doubleIt) {
-                d *= 2;
-                if (d > 9) {
-                    d -= 9;
-                }
-            }
-            sum += d;
-            doubleIt = !doubleIt;
-        }
-        return sum % 10 == 0;
-    }
 
     /**
      * Adds a 400 field error for each member of {@code object} not in {@code allowed}, naming it by its JSON pointer

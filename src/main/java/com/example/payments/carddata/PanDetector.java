@@ -65,6 +65,29 @@ public final class PanDetector {
     }
 
     /**
+     * The Luhn check (ISO/IEC 7812-1 annex B) of the ASCII digits {@code digits[from, to)}: the check every card number
+     * passes.
+     *
+     * @param digits text whose chars in the range are {@code 0-9}
+     * @param from   first char, inclusive
+     * @param to     last char, exclusive
+     * @return {@code true} when the digits pass it
+     */
+    public static boolean luhnValid(CharSequence digits, int from, int to) {
+        int sum = 0;
+        boolean doubleIt = false;
+        for (int i = to - 1; i >= from; i--) {
+            int digit = digits.charAt(i) - '0';
+            if (doubleIt) {
+                digit = digit * 2 > 9 ? digit * 2 - 9 : digit * 2;
+            }
+            sum += digit;
+            doubleIt = !doubleIt;
+        }
+        return sum % 10 == 0;
+    }
+
+    /**
      * Masks every PAN-like sequence: each of its digits becomes {@code *} except the last four, separators stay
      * ({@code 4111-1111-1111-1111} becomes {@code ****-****-****-1111}, as PCI DSS allows at most the last four on
      * display here).

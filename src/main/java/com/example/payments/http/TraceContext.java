@@ -93,26 +93,12 @@ public final class TraceContext {
     private static boolean holdsLuhnWindow(String text, int start, int end) {
         for (int from = start; from + PanDetector.MIN_DIGITS <= end; from++) {
             for (int to = from + PanDetector.MIN_DIGITS; to <= Math.min(end, from + PanDetector.MAX_DIGITS); to++) {
-                if (luhnValid(text, from, to)) {
+                if (PanDetector.luhnValid(text, from, to)) {
                     return true;
                 }
             }
         }
         return false;
-    }
-
-    private static boolean luhnValid(String digits, int from, int to) {
-        int sum = 0;
-        boolean doubleIt = false;
-        for (int i = to - 1; i >= from; i--) {
-            int digit = digits.charAt(i) - '0';
-            if (doubleIt) {
-                digit = digit * 2 > 9 ? digit * 2 - 9 : digit * 2;
-            }
-            sum += digit;
-            doubleIt = !doubleIt;
-        }
-        return sum % 10 == 0;
     }
 
     /**
