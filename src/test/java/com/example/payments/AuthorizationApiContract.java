@@ -21,7 +21,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.endsWith;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.lessThan;
 import static org.hamcrest.Matchers.not;
 
 /**
@@ -288,6 +290,8 @@ abstract class AuthorizationApiContract {
             "noncharacter U+FDD0 | \\uFDD0",
             "noncharacter U+10FFFF | \\uDBFF\\uDFFF",
             "control (Cc) | \\u0085",
+            "line separator (Zl) | \\u2028",
+            "paragraph separator (Zp) | \\u2029",
     })
     void aReferenceWithAnInvisibleOrUnassignedCharacterIsRefused(String name, String escape) throws Exception {
         HttpResponse<String> response = service.post(key(), Http.VALID_BODY.replace("order-42",
@@ -333,6 +337,21 @@ abstract class AuthorizationApiContract {
         assertThat(error.get("detail").asText(), containsString("unknown member; allowed: "));
         assertThat(response.body(), not(containsString("4111111111111111")));
         assertThat(service.post(key, Http.VALID_BODY).statusCode(), is(201));
+    }
+
+    @Test
+    void thousandsOfUnknownMembersAreListedTwentyAtMost() throws Exception {
+        StringBuilder members = new StringBuilder();
+        for (int i = 0; i < 1500; i++) {
+            members.append("\"m").append(i).append("\":1,");
+        }
+        HttpResponse<String> response = service.post(key(), Http.VALID_BODY.replaceFirst("\\{", "{" + members));
+        assertThat(response.body(), response.statusCode(), is(400));
+        JsonNode problem = json(response);
+        assertThat(problem.get("errors").size(), is(20));
+        assertThat(problem.get("errors").get(0).get("pointer").asText(), is("#/m0"));
+        assertThat(problem.get("detail").asText(), endsWith("The first 20 of 1500 field errors are listed."));
+        assertThat(response.body().length(), lessThan(4096));
     }
 
     @Test

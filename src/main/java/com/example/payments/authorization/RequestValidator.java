@@ -163,14 +163,16 @@ final class RequestValidator {
 
     // Counted and checked by code point: an emoji is one character, not two UTF-16 units. Format characters (a
     // right-to-left override, a zero width space, U+FEFF) render as nothing or reorder what follows, so a reference
-    // shown to a person could read as another; private-use, unassigned and noncharacters have no agreed meaning.
+    // shown to a person could read as another; the line and paragraph separators (U+2028, U+2029) break a line in a
+    // log viewer or a statement as a control character does; private-use, unassigned and noncharacters have no
+    // agreed meaning.
     static boolean printable(int codePoint) {
         if ((codePoint & 0xFFFE) == 0xFFFE || (codePoint >= 0xFDD0 && codePoint <= 0xFDEF)) {
             return false;
         }
         return switch (Character.getType(codePoint)) {
-        case Character.CONTROL, Character.FORMAT, Character.SURROGATE, Character.PRIVATE_USE, Character.UNASSIGNED ->
-                false;
+        case Character.CONTROL, Character.FORMAT, Character.LINE_SEPARATOR, Character.PARAGRAPH_SEPARATOR,
+             Character.SURROGATE, Character.PRIVATE_USE, Character.UNASSIGNED -> false;
         default -> true;
         };
     }

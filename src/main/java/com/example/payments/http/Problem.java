@@ -22,6 +22,12 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 public record Problem(String type, String title, int status, String detail, List<FieldError> errors,
                       String requestId) {
 
+    /**
+     * The most field errors a problem lists (20): a body with thousands of unknown members gets the first 20 and a
+     * detail saying how many there were, not an answer many times the size of the request.
+     */
+    public static final int MAX_ERRORS = 20;
+
     /** Base URI of this service's problem types; forks replace it with their own documentation address. */
     public static final String TYPE_BASE = "https://payments.example.com/problems/";
 
@@ -73,13 +79,19 @@ public record Problem(String type, String title, int status, String detail, List
     }
 
     /**
-     * The same problem with field errors.
+     * The same problem with field errors: at most the first {@value #MAX_ERRORS}, and when there were more, the detail
+     * ends with how many there were ({@code "... The first 20 of 1500 field errors are listed."}).
      *
      * @param fieldErrors the errors, in the order found
      * @return a copy
      */
     public Problem withErrors(List<FieldError> fieldErrors) {
-        return new Problem(type, title, status, detail, List.copyOf(fieldErrors), requestId);
+        if (fieldErrors.size() <= MAX_ERRORS) {
+            return new Problem(type, title, status, detail, List.copyOf(fieldErrors), requestId);
+        }
+        String counted = "The first " + MAX_ERRORS + " of " + fieldErrors.size() + " field errors are listed.";
+        return new Problem(type, title, status, detail == null ? counted : detail + " " + counted,
+                           List.copyOf(fieldErrors.subList(0, MAX_ERRORS)), requestId);
     }
 
     /**
