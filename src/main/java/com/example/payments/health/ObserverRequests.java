@@ -21,9 +21,10 @@ import io.helidon.webserver.http.RoutingResponse;
  * and alike for both methods, before Helidon's observers (which answer them with empty bodies, and whose {@code HEAD}
  * stand-ins did not look at the query):
  * <ul>
- *     <li>a query parameter the endpoint does not take, or a value it does not know: 400 {@code bad-request}
- *     ({@code /metrics}: {@code scope} of {@code application}, {@code base}, {@code vendor}, and {@code name};
- *     {@code /openapi}: {@code format} of {@code json} or {@code yaml}); the parameter's text is never repeated;</li>
+ *     <li>a query parameter the endpoint does not take, one without a value ({@code ?scope}, {@code ?name=}), or a
+ *     value it does not know: 400 {@code bad-request} ({@code /metrics}: {@code scope} of {@code application},
+ *     {@code base}, {@code vendor}, and {@code name}, each as often as wanted; {@code /openapi}: {@code format} of
+ *     {@code json} or {@code yaml}, once; it wins over {@code Accept}); the parameter's text is never repeated;</li>
  *     <li>an {@code Accept} that admits none of the endpoint's media types: 406 {@code not-acceptable} naming the
  *     header ({@code /metrics}: text, OpenMetrics, JSON; {@code /openapi}: the OpenAPI media type, YAML, JSON);</li>
  *     <li>{@code /metrics} with a selection no meter matches: 404 {@code not-found} (Helidon: an empty 404);</li>
@@ -86,8 +87,9 @@ public final class ObserverRequests implements Filter {
 
     private Problem metricsProblem(RoutingRequest req) {
         for (String name : req.query().names()) {
-            boolean known = name.equals(MetricsHead.NAME) || name.equals(MetricsHead.SCOPE)
-                            && req.query().all(name).stream().allMatch(SCOPES::contains);
+            List<String> values = req.query().all(name, List::of);
+            boolean known = !values.isEmpty() && (name.equals(MetricsHead.NAME) && !values.contains("")
+                                                  || name.equals(MetricsHead.SCOPE) && SCOPES.containsAll(values));
             if (!known) {
                 return badQuery("scope (application, base or vendor) and name");
             }
@@ -106,8 +108,9 @@ public final class ObserverRequests implements Filter {
 
     private static Problem openApiProblem(RoutingRequest req) {
         for (String name : req.query().names()) {
-            boolean known = name.equals("format") && req.query().all(name).stream()
-                    .allMatch(format -> FORMATS.contains(format.toLowerCase(Locale.ROOT)));
+            List<String> values = req.query().all(name, List::of);
+            boolean known = name.equals("format") && values.size() == 1
+                            && FORMATS.contains(values.getFirst().toLowerCase(Locale.ROOT));
             if (!known) {
                 return badQuery("format (json or yaml)");
             }
