@@ -344,13 +344,14 @@ def main():
           run0.get("drain_timeout", "PT10S"), run0.get("cleanup_timeout", "PT3S"), run0.get("metrics_linger", "PT1S"),
           run0.get("hard_deadline", "PT30S")))
     limits.setup_section(w, setup, run0)
-    w("- **Rolling restart** (maxSurge 1, maxUnavailable 0): for each old instance, start the replacement, wait "
-      "for its `/health/ready` 200, send SIGTERM to the old one, wait for its exit. Each level is one load run of "
+    w("- **Rolling restart** (maxSurge 1, maxUnavailable 0, minReadySeconds %s): for each old instance, start the "
+      "replacement, wait for its `/health/ready` 200 and then minReadySeconds while it serves beside the old one, "
+      "send SIGTERM to the old one, wait for its exit. Each level is one load run of "
       "%s s (long enough for >= 100,000 requests, and for the roll): %s s of steady state, then the roll, then "
       "steady state again until the planned end. One cluster per variant, warmed up off the record (%s s at "
       "%s rps) before its first level; the replacements are fresh JVMs, as in a real deploy." % (
-          run0.get("duration_s", "?"), run0.get("warmup_s", "?"), setup.get("cluster_warmup_s", 8),
-          setup.get("cluster_warmup_rps", 100)))
+          run0.get("min_ready_s", 0), run0.get("duration_s", "?"), run0.get("warmup_s", "?"),
+          setup.get("cluster_warmup_s", 8), setup.get("cluster_warmup_rps", 100)))
     w("- **Variants**: *graceful* = the service's shutdown sequence, with its warm-up before ready at its "
       "default (`warm-up.requests` 500); *graceful-nowarmup* = the same with `warm-up.requests=0` (cold "
       "replacements take traffic as soon as ready); *naive* = see below.")

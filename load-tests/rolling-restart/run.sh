@@ -17,7 +17,8 @@
 #    load level in LEVELS (% of the peak): one constant-rate open-model load through HAProxy (Gatling, ../lib/gatling) long
 #    enough for MIN_REQUESTS requests (and at least WARMUP_S + MIN_ROLLS x (ROLL_S + ROLL_GAP_S)). Inside it, after WARMUP_S of steady state,
 #    rolling restarts (maxSurge 1 / maxUnavailable 0: for each running instance, start its replacement, wait until
-#    /health/ready answers 200, then SIGTERM the old one, timed by ../drain/drainwatch.py, and wait for its exit),
+#    /health/ready answers 200 and then MIN_READY_S more, as the Deployment controller waits minReadySeconds before
+#    it counts a new pod available, then SIGTERM the old one, timed by ../drain/drainwatch.py, and wait for its exit),
 #    ROLL_GAP_S of steady state between them, up to MAX_ROLLS while one fits before the load's planned end. Every
 #    request's outcome goes to results/<run>/requests.csv.
 # 3. Writes load-tests/reports/rolling-restart.md (+ .png) from the results.
@@ -26,7 +27,9 @@
 # ready), graceful-nowarmup (every instance without the warm-up, warm-up.requests=0, to show what it is worth),
 # naive (the naive contender, NaiveShutdownMain from the test-tools jar: both listeners stop at the signal).
 # Settings (environment): MODES="graceful naive" LEVELS="100" INSTANCES=2 PEAK_RPS= MIN_REQUESTS=100000 WARMUP_S=10
-# ROLL_S=50 (100 with an INSTANCE_CPU limit) ROLL_GAP_S=20 MIN_ROLLS=2 MAX_ROLLS=4 READY_TIMEOUT_S=180
+# MIN_READY_S (the manifest's minReadySeconds, k8s/base/deployment.yaml; 0 in a smoke run)
+# ROLL_S=50 (100 with an INSTANCE_CPU limit; plus INSTANCES x MIN_READY_S) ROLL_GAP_S=20 MIN_ROLLS=2 MAX_ROLLS=4
+# READY_TIMEOUT_S=180
 # PEAK_FROM=<earlier results dir>, and the LT_* variables of ../lib/lib.sh (ports, HAProxy
 # checks, shutdown timings, simulated latency, peak search, client lag limit LT_LAG_LIMIT_MS, time budget LT_BUDGET_S).
 #   STORE=postgres | redis | memory (postgres)
@@ -64,7 +67,7 @@ source "$HERE/setup.sh"
 if [ "${SMOKE:-0}" = 1 ]; then
   PEAK_RPS=${PEAK_RPS:-50} MODES=${MODES:-graceful} INSTANCES=${INSTANCES:-1} MIN_REQUESTS=${MIN_REQUESTS:-1}
   WARMUP_S=${WARMUP_S:-1} ROLL_S=${ROLL_S:-6} ROLL_GAP_S=${ROLL_GAP_S:-0} MIN_ROLLS=${MIN_ROLLS:-1}
-  MAX_ROLLS=${MAX_ROLLS:-1} READY_TIMEOUT_S=${READY_TIMEOUT_S:-60}
+  MAX_ROLLS=${MAX_ROLLS:-1} READY_TIMEOUT_S=${READY_TIMEOUT_S:-60} MIN_READY_S=${MIN_READY_S:-0}
   INSTANCE_CPU=${INSTANCE_CPU:-1} STORE_CPU=${STORE_CPU:-1} LT_PRE_DRAIN=${LT_PRE_DRAIN:-PT1S} AOT=${AOT:-0}
   LT_METRICS_LINGER=${LT_METRICS_LINGER:-PT1S} SURGE_RESERVE=${SURGE_RESERVE:-0}
 fi
@@ -95,8 +98,12 @@ LEVELS="${LEVELS:-100}"
 INSTANCES="${INSTANCES:-2}"
 MIN_REQUESTS="${MIN_REQUESTS:-100000}"
 WARMUP_S="${WARMUP_S:-10}"
-if rr_is_limit "$INSTANCE_CPU"; then ROLL_S="${ROLL_S:-100}"; fi   # a CPU-limited JVM starts slowly
-ROLL_S="${ROLL_S:-50}"
+# The Deployment's minReadySeconds: a replacement serves its share this long, beside the instance it replaces, before
+# that one gets its SIGTERM.
+MIN_READY_S="${MIN_READY_S:-$(sed -n 's/^ *minReadySeconds: *\([0-9][0-9]*\).*/\1/p' k8s/base/deployment.yaml)}"
+[[ "$MIN_READY_S" =~ ^[0-9]+$ ]] || { echo "MIN_READY_S: whole seconds (k8s/base/deployment.yaml's minReadySeconds), not '$MIN_READY_S'" >&2; exit 2; }
+if rr_is_limit "$INSTANCE_CPU"; then ROLL_S="${ROLL_S:-$((100 + INSTANCES * MIN_READY_S))}"; fi   # a CPU-limited JVM starts slowly
+ROLL_S="${ROLL_S:-$((50 + INSTANCES * MIN_READY_S))}"
 ROLL_GAP_S="${ROLL_GAP_S:-20}"
 MAX_ROLLS="${MAX_ROLLS:-4}"
 MIN_ROLLS="${MIN_ROLLS:-2}"         # the load lasts long enough for this many rolls
@@ -158,10 +165,10 @@ for variant in $MODES; do
     min_duration=$(( WARMUP_S + MIN_ROLLS * ROLL_S + MIN_ROLLS * ROLL_GAP_S ))
     [ "$duration" -ge "$min_duration" ] || duration=$min_duration
     lt_new_run "$variant-$level"
-    printf '{"mode": "%s", "variant": "%s", "java_opts": "%s", "client": "%s", "duration_s": %s, "warmup_s": %s, "skip_s": %s, "lag_limit_ms": %s, "level_pct": %s, "rate_rps": %s, "instances": %s, "pre_drain_delay": "%s", "drain_timeout": "%s", "cleanup_timeout": "%s", "metrics_linger": "%s", "hard_deadline": "%s", "check_inter_ms": %s, "check_fall": %s, "check_rise": %s, "check_timeout_ms": %s, "simulated_latency": "%s", "simulated_jitter": "%s", "store": "%s", "instance_cpu": %s, "store_cpu": %s}\n' \
+    printf '{"mode": "%s", "variant": "%s", "java_opts": "%s", "client": "%s", "duration_s": %s, "warmup_s": %s, "skip_s": %s, "lag_limit_ms": %s, "level_pct": %s, "rate_rps": %s, "instances": %s, "pre_drain_delay": "%s", "drain_timeout": "%s", "cleanup_timeout": "%s", "metrics_linger": "%s", "hard_deadline": "%s", "check_inter_ms": %s, "check_fall": %s, "check_rise": %s, "check_timeout_ms": %s, "simulated_latency": "%s", "simulated_jitter": "%s", "store": "%s", "instance_cpu": %s, "store_cpu": %s, "min_ready_s": %s}\n' \
       "$mode" "$variant" "${LT_JAVA_OPTS# }" gatling "$duration" "$WARMUP_S" "$LT_PEAK_SKIP_S" "$LT_LAG_LIMIT_MS" "$level" "$rate" "$INSTANCES" "$LT_PRE_DRAIN" \
       "$LT_DRAIN_TIMEOUT" "$LT_CLEANUP_TIMEOUT" "$LT_METRICS_LINGER" "$LT_HARD_DEADLINE" "$LT_CHECK_INTER_MS" "$LT_CHECK_FALL" "$LT_CHECK_RISE" \
-      "$LT_CHECK_TIMEOUT_MS" "$LT_LATENCY" "$LT_JITTER" "$STORE" "$INSTANCE_CPU" "$STORE_CPU" >"$LT_RUN_DIR/run.json"
+      "$LT_CHECK_TIMEOUT_MS" "$LT_LATENCY" "$LT_JITTER" "$STORE" "$INSTANCE_CPU" "$STORE_CPU" "$MIN_READY_S" >"$LT_RUN_DIR/run.json"
     lt_log "run $variant at $level% = $rate rps for $duration s: restarting s${running// /, s} into s${spare// /, s}"
     for old in $running; do   # baseline: what the running instances decided before this run (warm-up, earlier runs)
       echo "s$old,$(lt_scrape_invocations "$old")" >>"$LT_RUN_DIR/invocations-baseline.csv"
@@ -187,6 +194,7 @@ for variant in $MODES; do
         rr_surge_reserve_pause                             # the replacement's CPU, no longer the stand-in's
         lt_start_instance "$new" "$mode" "${extra[@]}"   # maxSurge 1: the replacement first...
         lt_wait_ready "$new" "$READY_TIMEOUT_S"          # ...Ready (what the Deployment controller waits for)...
+        sleep "$MIN_READY_S"                             # ...for minReadySeconds, serving its share beside the old...
         lt_sigterm_watched "$old" "$LT_RUN_DIR/shutdown-r$roll-s$old.json"   # ...then the old one: maxUnavailable 0
         rr_surge_reserve_resume
         lt_log "  roll $roll ($kind): s$old -> s$new: old exited with status $LT_EXIT_STATUS"
