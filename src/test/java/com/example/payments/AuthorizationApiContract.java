@@ -552,4 +552,16 @@ abstract class AuthorizationApiContract {
         assertThat(service.metric("idempotency_keys_released_total", Map.of("reason", "issuer_unavailable")) >= 2,
                    is(true));
     }
+
+    @Test
+    void aKeyThatA502ReleasedStaysBoundToItsRequest() throws Exception {
+        String key = key();
+        assertThat(service.post(key, body("4000000000000119", 1299)).statusCode(), is(502));
+        // The issuer may have acted on the first request's attempt id: only its retry may use the key.
+        HttpResponse<String> other = service.post(key, body("4111111111111111", 1299));
+        assertThat(other.body(), other.statusCode(), is(422));
+        assertThat(json(other).get("type").asText(), endsWith("/idempotency-key-reused"));
+        HttpResponse<String> retry = service.post(key, body("4000000000000119", 1299));
+        assertThat(retry.body(), retry.statusCode(), is(502));
+    }
 }

@@ -4,6 +4,7 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 import com.example.payments.http.Problem;
@@ -21,8 +22,9 @@ import io.helidon.webserver.http.ServerResponse;
  * What {@link IdempotentOperation} does once a request acquired its key: binds the key durably ({@link KeyBindings};
  * another request bound to it is 422; a store that bound it with the claim saves the round trip), checks that the
  * lease and the drain deadline cover the work, runs the work,
- * records its decision (the key is never released after a decision) or releases the key (and the binding this claim
- * made) when there is none, and answers every decision, first or replayed, from the recorded bytes.
+ * records its decision (the key is never released after a decision) or releases the key when there is none (and the
+ * binding this claim made, when the work never began), and answers every decision, first or replayed, from the
+ * recorded bytes.
  */
 final class AcquiredKeys {
 
@@ -76,16 +78,18 @@ final class AcquiredKeys {
         }
         Identity identity = ids.get(bound.identity());
         boolean created = bound.created();
-        run(req, res, claim, identity, work, reason -> {
+        run(req, res, claim, identity, work, (reason, workBegan) -> {
             registry.release(claim, reason);
-            if (created) {
+            if (created && !workBegan) {
                 unbindQuietly(claim.lookupKey(), identity.fingerprint());
             }
         });
     }
 
-    // Released without a decision: the key may carry another request, as after any release. A binding left behind
-    // only makes that other request 422 until it is retried with the first body.
+    // Released before the work began: nothing was done for this request, so the key may carry another one. Once the
+    // work began, the binding stays: the issuer may have acted on this request's attempt id (a 502, a 504, the drain
+    // cut it off), so only a retry with the same body, which sends that attempt id again, may use the key; another
+    // body is 422 (the IETF idempotency-key draft's rule for a reused key), never a new payment under it.
     private void unbindQuietly(String lookupKey, String fingerprint) {
         try {
             bindings.unbind(lookupKey, fingerprint);
@@ -95,16 +99,16 @@ final class AcquiredKeys {
     }
 
     private void run(ServerRequest req, ServerResponse res, Claim.Acquired claim, Identity identity, Work work,
-                     java.util.function.Consumer<ReleaseReason> release) {
+                     BiConsumer<ReleaseReason, Boolean> release) {
         // The lease must cover the work and the recording: otherwise another replica may claim the key while the
         // work runs. Checked locally (renewals' verdict and deadline), without a round trip.
         if (!registry.leaseCovers(claim, workTimeout)) {
-            release.accept(ReleaseReason.LEASE_LOST);
+            release.accept(ReleaseReason.LEASE_LOST, false);
             ProblemResponses.sendRetryable(req, res, IdempotencyProblems.leaseLost(), 1);
             return;
         }
         if (!finishesBeforeTheDrainDeadline(workTimeout.plus(bounds.record()))) {
-            release.accept(ReleaseReason.SHUTDOWN);
+            release.accept(ReleaseReason.SHUTDOWN, false);
             ProblemResponses.sendRetryable(req, res, IdempotencyProblems.draining(), 1);
             return;
         }
@@ -116,17 +120,17 @@ final class AcquiredKeys {
             // Only the end of the drain interrupts a request: free the key so a retry on another replica runs, and
             // answer if the connection still lets us. The interrupt ends here, with the request: set again, it would
             // make Helidon fail the answer with a 500.
-            release.accept(ReleaseReason.SHUTDOWN);
+            release.accept(ReleaseReason.SHUTDOWN, true);
             sendQuietly(req, res, IdempotencyProblems.outcomeUnknown());
             return;
         } catch (RuntimeException | Error e) {
-            release.accept(ReleaseReason.ERROR);
+            release.accept(ReleaseReason.ERROR, true);
             throw e;
         }
         switch (outcome) {
         case Work.Decided decided -> record(req, res, claim, identity, decided);
         case Work.Undecided undecided -> {
-            release.accept(undecided.reason());
+            release.accept(undecided.reason(), true);
             if (undecided.retryAfterSeconds() > 0) {
                 ProblemResponses.sendRetryable(req, res, undecided.problem(), undecided.retryAfterSeconds());
             } else {

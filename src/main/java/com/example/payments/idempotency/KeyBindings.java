@@ -10,8 +10,10 @@ import java.util.List;
  * second payment.
  *
  * <p>Called after a key is claimed and before the work runs: one insert-if-absent of (lookup key, fingerprint). A
- * binding this claim made is removed again when the key is released without a decision (a 502, a lease lost, a
- * drain), since then the key may carry another request, as it always could after a release.
+ * binding this claim made is removed again only when the key is released before the work began (the lease or the
+ * drain deadline could not cover it): nothing was done, so the key may carry another request. Once the work began it
+ * stays, whatever the answer (a 502 or 504 whose outcome the issuer left unknown, a refusal, the drain's cut-off):
+ * the retry with the same body resolves that outcome under the same attempt id, and another body is 422.
  */
 public interface KeyBindings {
 
@@ -40,7 +42,7 @@ public interface KeyBindings {
     Bound bind(String lookupKey, List<Identity> identities, int preferred);
 
     /**
-     * Removes a binding this process made, when its key was released without a decision.
+     * Removes a binding this process made, when its key was released before the work began.
      *
      * @param lookupKey   the lookup key
      * @param fingerprint the bound fingerprint: a binding to another one stays
