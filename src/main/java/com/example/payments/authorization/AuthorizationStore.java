@@ -78,6 +78,17 @@ public interface AuthorizationStore {
     OperationRecord settle(OperationRecord operation, boolean succeeded, String declineCode, Instant now);
 
     /**
+     * The operations of an authorization still {@code PENDING}: reserved, their acquirer call's outcome unknown (a 502
+     * or 504 whose client has not retried), oldest first. The expiry worker sends them again with their own attempt
+     * ids before it expires the authorization.
+     *
+     * @param authorizationId the authorization's id
+     * @return its pending captures and voids, often none
+     * @throws com.example.payments.idempotency.IdempotencyStore.UnavailableException when the store cannot be reached
+     */
+    java.util.List<OperationRecord> pendingOperations(String authorizationId);
+
+    /**
      * Reads a capture or a void.
      *
      * @param id the operation id

@@ -26,10 +26,11 @@ import com.example.payments.idempotency.IdempotencyStore;
  * of 5 s lasts, it claims the next one. The heartbeat is touched each time an authorization is done, so a long run
  * still beats while it makes progress, and a hung one stops beating.
  *
- * <p>Each is one {@link Lifecycle} transition like a void: reserve (refused while a capture or a void is pending), a
- * void to the acquirer with an attempt id derived from the authorization (a retry after an unknown outcome sends the
- * same one), settle: {@code EXPIRED} whatever the acquirer answered the void, since nothing is capturable past the
- * validity. Once a void fails or times out, the run starts no further one. What a run claimed but did not expire
+ * <p>Each is one {@link Lifecycle} transition like a void: reserve, a void to the acquirer with an attempt id derived
+ * from the authorization (a retry after an unknown outcome sends the same one), settle: {@code EXPIRED} whatever the
+ * acquirer answered the void, since nothing is capturable past the validity. A capture or a void still pending (its
+ * client's 502 or 504 never retried) refuses the reservation: it is sent again first, with its own attempt id (a
+ * deduplicating acquirer answers it as it did the first time), and settled, then the authorization is expired. Once a void fails or times out, the run starts no further one. What a run claimed but did not expire
  * (refused, unknown outcome, not started) stays claimed until the lease lapses, then is claimed again.
  */
 public final class Expiry implements Runnable {
@@ -174,25 +175,45 @@ public final class Expiry implements Runnable {
         OperationRecord pending = new OperationRecord(id, OperationRecord.EXPIRY, authorization.id(),
                 "exp_" + id.replace("-", ""), authorization.merchantId(),
                 new Amount(0, authorization.amount().currency()), "PENDING", null, now);
-        OperationRecord operation = switch (store.reserve(authorization.id(), pending, Integer.MAX_VALUE, now)) {
-        case AuthorizationStore.Reserved reserved -> reserved.operation();
-        // Pending: an earlier claim's void whose outcome stayed unknown; sent again with the same attempt id.
-        case AuthorizationStore.Existing existing -> existing.operation().pending() ? existing.operation() : null;
-        case AuthorizationStore.Refused refused -> null;
-        case AuthorizationStore.NotFound notFound -> null;
-        };
-        if (operation == null) {
-            return true;
+        // A capture or a void a client left pending (its 502 or 504 never retried) holds the authorization: it is
+        // sent again first, with its own attempt id, so that its reservation is applied or returned.
+        for (int round = 0; round < 2; round++) {
+            OperationRecord operation = switch (store.reserve(authorization.id(), pending, Integer.MAX_VALUE, now)) {
+            case AuthorizationStore.Reserved reserved -> reserved.operation();
+            // Pending: an earlier claim's void whose outcome stayed unknown; sent again with the same attempt id.
+            case AuthorizationStore.Existing existing -> existing.operation().pending() ? existing.operation() : null;
+            case AuthorizationStore.Refused refused -> null;
+            case AuthorizationStore.NotFound notFound -> null;
+            };
+            if (operation != null) {
+                return send(authorization, operation);
+            }
+            List<OperationRecord> left = store.pendingOperations(authorization.id());
+            if (left.isEmpty()) {
+                return true;
+            }
+            for (OperationRecord stranded : left) {
+                if (!send(authorization, stranded)) {
+                    return false;
+                }
+            }
         }
+        return true;
+    }
+
+    // Sends a pending capture or void (the expiry's own is a void) and settles it; false when its outcome stays unknown.
+    private boolean send(AuthorizationRecord authorization, OperationRecord operation) throws InterruptedException {
         AcquirerOperation call = new AcquirerOperation(operation.attemptId(), authorization.attemptId(),
                                                        operation.amount().value(), operation.amount().currency());
-        if (authorizer.voidRemainder(call) instanceof BoundedAuthorizer.Decided decided) {
+        BoundedAuthorizer.Outcome outcome = operation.kind().equals(OperationRecord.CAPTURE)
+                ? authorizer.capture(call) : authorizer.voidRemainder(call);
+        if (outcome instanceof BoundedAuthorizer.Decided decided) {
             store.settle(operation, decided.decision().approved(), decided.decision().declineCode(),
                          clock.instant().truncatedTo(ChronoUnit.MILLIS));
             return true;
         }
-        LOGGER.log(Level.WARNING, "Expiry void of {0} failed or timed out; sent again once its claim lapses",
-                   authorization.id());
+        LOGGER.log(Level.WARNING, "Expiry of {0}: its pending {1} failed or timed out at the acquirer; sent again once "
+                                  + "its claim lapses", authorization.id(), operation.kind());
         return false;
     }
 }

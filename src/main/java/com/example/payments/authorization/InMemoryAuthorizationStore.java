@@ -4,8 +4,10 @@ import java.time.Instant;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.NavigableSet;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,6 +34,8 @@ public final class InMemoryAuthorizationStore implements AuthorizationStore {
 
     private final ConcurrentMap<String, AuthorizationRecord> authorizations = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, OperationRecord> operations = new ConcurrentHashMap<>();
+    // Guarded by this: each authorization's pending operations, in reservation order.
+    private final Map<String, List<String>> pending = new HashMap<>();
     // The expiry worker's view of approved authorizations: not claimed, by expiresAt; claimed, by the claim's end. An
     // entry whose authorization left APPROVED stays until it is reached and is dropped then (see claimExpired).
     private final NavigableSet<Due> unclaimed = new ConcurrentSkipListSet<>(Due.ORDER);
@@ -117,6 +121,7 @@ public final class InMemoryAuthorizationStore implements AuthorizationStore {
                     "PENDING", null, pending.createdAt());
             authorizations.put(authorizationId, authorization.moved(reserved, captures, now));
             operations.put(pending.id(), reservedOperation);
+            this.pending.computeIfAbsent(authorizationId, id -> new ArrayList<>(1)).add(pending.id());
             yield new Reserved(reservedOperation);
         }
         };
@@ -136,7 +141,16 @@ public final class InMemoryAuthorizationStore implements AuthorizationStore {
         authorizations.put(authorization.id(), authorization.moved(settled, authorization.captures(), now));
         OperationRecord done = current.settled(succeeded, declineCode);
         operations.put(done.id(), done);
+        List<String> left = pending.get(done.authorizationId());
+        if (left != null && left.remove(done.id()) && left.isEmpty()) {
+            pending.remove(done.authorizationId());
+        }
         return done;
+    }
+
+    @Override
+    public synchronized List<OperationRecord> pendingOperations(String authorizationId) {
+        return pending.getOrDefault(authorizationId, List.of()).stream().map(operations::get).toList();
     }
 
     // Lapsed claims go back among the unclaimed at their expiresAt, then the unclaimed are taken from the head, oldest

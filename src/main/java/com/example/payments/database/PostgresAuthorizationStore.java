@@ -163,6 +163,12 @@ public final class PostgresAuthorizationStore implements AuthorizationStore {
     }
 
     @Override
+    public List<OperationRecord> pendingOperations(String authorizationId) {
+        return database.call("pending-operations", connection -> PostgresOperations.pending(connection,
+                                                                                              authorizationId));
+    }
+
+    @Override
     public Optional<OperationRecord> findOperation(String id) {
         return database.call("find-operation", connection -> PostgresOperations.find(connection, id));
     }

@@ -7,6 +7,8 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -211,6 +213,21 @@ final class PostgresOperations {
             statement.setObject(1, UUID.fromString(id));
             try (ResultSet row = statement.executeQuery()) {
                 return row.next() ? Optional.of(operation(row, 1)) : Optional.empty();
+            }
+        }
+    }
+
+    static List<OperationRecord> pending(Connection connection, String authorizationId) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT " + OPERATION_COLUMNS
+                + " FROM authorization_operations WHERE authorization_id = ? AND status = 'PENDING'"
+                + " ORDER BY created_at, id")) {
+            statement.setObject(1, UUID.fromString(authorizationId));
+            try (ResultSet row = statement.executeQuery()) {
+                List<OperationRecord> operations = new ArrayList<>(1);
+                while (row.next()) {
+                    operations.add(operation(row, 1));
+                }
+                return operations;
             }
         }
     }

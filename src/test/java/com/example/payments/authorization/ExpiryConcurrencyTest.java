@@ -25,13 +25,14 @@ import org.junit.jupiter.api.Test;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.everyItem;
 import static org.hamcrest.Matchers.greaterThanOrEqualTo;
+import static org.hamcrest.Matchers.instanceOf;
 import static org.hamcrest.Matchers.is;
 
 /**
  * Two expiry workers (two replicas) on one store, in memory and in PostgreSQL: a backlog of several batches is fully
  * expired, every authorization's void reaches the acquirer exactly once (the workers claim disjoint batches), and a
  * void whose outcome stayed unknown is sent again, with the same attempt id, by the other worker once the claim
- * lapses.
+ * lapses; a capture a client left pending is sent again, then the remainder expires.
  */
 class ExpiryConcurrencyTest {
 
@@ -64,6 +65,44 @@ class ExpiryConcurrencyTest {
         try (PostgresServer server = PostgresServer.start(); Database database = open(server)) {
             anUnknownVoidIsRetriedOnceItsClaimLapses(PostgresAuthorizationStore.create(database));
         }
+    }
+
+    @Test
+    void aCaptureLeftPendingInMemoryIsSentAgainThenTheRemainderExpires() throws Exception {
+        aCaptureLeftPendingIsSentAgainThenTheRemainderExpires(InMemoryAuthorizationStore.create(10));
+    }
+
+    @Test
+    void aCaptureLeftPendingOnPostgresIsSentAgainThenTheRemainderExpires() throws Exception {
+        PostgresServer.assumeInstalled();
+        try (PostgresServer server = PostgresServer.start(); Database database = open(server)) {
+            aCaptureLeftPendingIsSentAgainThenTheRemainderExpires(PostgresAuthorizationStore.create(database));
+        }
+    }
+
+    // A client's capture answered 504 and never retried: its reservation held the authorization, which never expired.
+    private static void aCaptureLeftPendingIsSentAgainThenTheRemainderExpires(AuthorizationStore store)
+            throws Exception {
+        String id = store.create(authorization()).id();
+        String captureId = UUID.randomUUID().toString();
+        Instant reservedAt = EXPIRES.minusSeconds(30);
+        assertThat(store.reserve(id, new OperationRecord(captureId, OperationRecord.CAPTURE, id, "att_capture_1",
+                "m_123", new Amount(300, "EUR"), "PENDING", null, reservedAt), 10, reservedAt),
+                   instanceOf(AuthorizationStore.Reserved.class));
+        assertThat(store.pendingOperations(id).stream().map(OperationRecord::id).toList(), is(List.of(captureId)));
+        CountingAcquirer acquirer = new CountingAcquirer(Duration.ZERO);
+        Clock clock = Clock.fixed(EXPIRES.plusSeconds(60), ZoneOffset.UTC);
+        try (BoundedAuthorizer bounded = new BoundedAuthorizer(acquirer, Duration.ofSeconds(2),
+                                                               MeterRegistry.create())) {
+            Expiry.create(store, bounded, clock, SETTINGS, () -> { }).run();
+        }
+        assertThat("the capture sent again with its own attempt id", acquirer.calls.get("att_capture_1").get(), is(1));
+        assertThat(store.findOperation(captureId).orElseThrow().status(), is("SUCCEEDED"));
+        assertThat(store.pendingOperations(id), is(List.of()));
+        AuthorizationRecord expired = store.find(id).orElseThrow();
+        assertThat(expired.state(), is(AuthorizationState.EXPIRED));
+        assertThat(expired.capturedAmount(), is(300L));
+        assertThat("then the remainder voided", acquirer.total.get(), is(2));
     }
 
     private static void twoWorkersExpireTheWholeBacklogWithOneVoidEach(AuthorizationStore store) throws Exception {
@@ -168,6 +207,13 @@ class ExpiryConcurrencyTest {
         @Override
         public Decision authorize(AuthorizationAttempt attempt) {
             throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Decision capture(AcquirerOperation operation) {
+            calls.computeIfAbsent(operation.attemptId(), k -> new AtomicInteger()).incrementAndGet();
+            total.incrementAndGet();
+            return Decision.approve(Instant.now());
         }
 
         @Override
