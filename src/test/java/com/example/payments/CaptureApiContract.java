@@ -1,5 +1,6 @@
 package com.example.payments;
 
+import java.io.InputStream;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.Map;
@@ -152,6 +153,17 @@ abstract class CaptureApiContract {
         HttpResponse<String> withEmptyObject = Http.post(service.business("/v1/authorizations/" + id + "/voids"),
                                                          key, "{}");
         assertThat("no body and {} are the same void", withEmptyObject.body(), is(voided.body()));
+        for (String type : new String[] {null, "application/json"}) {
+            // A chunked body of its last chunk alone is empty too (RFC 9112 section 7.1), with or without a type.
+            HttpRequest.Builder chunked = Http.request(service.business("/v1/authorizations/" + id + "/voids"))
+                    .header("Idempotency-Key", key)
+                    .POST(HttpRequest.BodyPublishers.ofInputStream(InputStream::nullInputStream));
+            if (type != null) {
+                chunked.header("Content-Type", type);
+            }
+            HttpResponse<String> replay = Http.client().send(chunked.build(), HttpResponse.BodyHandlers.ofString());
+            assertThat("an empty chunked body is no body (" + type + ")", replay.body(), is(voided.body()));
+        }
         JsonNode authorization = read("/v1/authorizations/" + id);
         assertThat(authorization.get("state").asText(), is("VOIDED"));
         assertThat(authorization.get("capturedAmount").get("value").asLong(), is(300L));

@@ -135,15 +135,20 @@ public final class OperationService implements HttpService {
                 + amount.value() + "\ncurrency=" + amount.currency(), work.capture(authorization, amount)));
     }
 
-    // No body and {} are the same request: a void takes nothing but its authorization.
+    // No body and {} are the same request: a void takes nothing but its authorization. An empty body is no body,
+    // however it is framed (Content-Length: 0, or a chunked body of its last chunk alone), with or without a type.
     private void voidRemainder(ServerRequest req, ServerResponse res) {
         List<Problem.FieldError> errors = new ArrayList<>();
-        if (req.content().hasEntity()) {
+        byte[] body = JsonBody.bytes(req);
+        if (body == null) {
+            throw ProblemResponses.sendAndClose(req, res, ProblemResponses.unreadableBody());
+        }
+        if (body.length > 0) {
             if (!Json.isUtf8Json(req.headers())) {
                 ProblemResponses.send(req, res, ProblemResponses.unsupportedMediaType());
                 return;
             }
-            switch (JsonBody.read(req)) {
+            switch (JsonBody.parse(body)) {
             case JsonBody.Parsed parsed when parsed.json().isObject() && parsed.json().isEmpty() -> { }
             case JsonBody.Parsed parsed -> errors.add(Problem.FieldError.body("#", "a void takes no fields: no body, "
                                                                                   + "or {}"));

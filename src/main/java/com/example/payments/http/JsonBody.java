@@ -85,24 +85,36 @@ public final class JsonBody {
         if (!req.content().hasEntity()) {
             return new Invalid(FieldError.body("#", "the body must be a JSON object"));
         }
-        byte[] bytes;
+        byte[] bytes = bytes(req);
+        return bytes == null ? new Unreadable() : parse(bytes);
+    }
+
+    /**
+     * Reads the body's bytes, whatever its framing: no body, {@code Content-Length: 0} and a chunked body of its last
+     * chunk alone ({@code 0\r\n\r\n}) all read as zero bytes, the same empty content (RFC 9112 section 7.1).
+     *
+     * @param req the request; its entity is consumed
+     * @return the bytes, or {@code null} when the body ended before its length or its chunks are malformed
+     * @throws RequestException with status 413 when a chunked body outgrows the listener's {@code max-payload-size}
+     *                          (answered by the listener's direct handler)
+     */
+    public static byte[] bytes(ServerRequest req) {
+        if (!req.content().hasEntity()) {
+            return new byte[0];
+        }
         try {
             OptionalLong length = req.headers().contentLength();
-            bytes = length.isPresent() ? readExactly(req, length.getAsLong()) : req.content().as(byte[].class);
-            if (bytes == null) {
-                return new Unreadable();
-            }
+            return length.isPresent() ? readExactly(req, length.getAsLong()) : req.content().as(byte[].class);
         } catch (RequestException e) {
             if (e.status().code() == Status.REQUEST_ENTITY_TOO_LARGE_413.code()) {
                 throw e;
             }
-            return new Unreadable();
+            return null;
         } catch (RuntimeException e) {
             // Helidon's chunk parser throws NumberFormatException quoting the bad line, which may be the whole body:
             // neither the exception nor its message goes anywhere.
-            return new Unreadable();
+            return null;
         }
-        return parse(bytes);
     }
 
     // With a Content-Length (at most max-payload-size: the listener answers 413 before routing), one array of exactly
@@ -129,7 +141,7 @@ public final class JsonBody {
      * @param bytes the body
      * @return the parsed body or why it is invalid (never {@link Unreadable})
      */
-    static Result parse(byte[] bytes) {
+    public static Result parse(byte[] bytes) {
         String wrongEncoding = Json.notUtf8(bytes);
         if (wrongEncoding != null) {
             return new Invalid(FieldError.body("#", wrongEncoding + "; send UTF-8 JSON without a byte order mark "
