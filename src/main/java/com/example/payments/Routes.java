@@ -23,7 +23,6 @@ import com.example.payments.observability.RequestMetricsFilter;
 import com.example.payments.observability.TracingFilter;
 
 import io.helidon.http.HeaderNames;
-import io.helidon.http.HeaderValues;
 import io.helidon.http.Method;
 import io.helidon.http.PathMatchers;
 import io.helidon.metrics.api.MeterRegistry;
@@ -128,11 +127,7 @@ final class Routes {
                 .addFilter(ObserverRequests.create(metricsHead))
                 .register(probes)
                 .head(MetricsHead.PATH, metricsHead)
-                // GET /openapi comes from the OpenAPI feature, which has no HEAD: the headers of its YAML answer.
-                .head(Listeners.OPENAPI_PATH, (req, res) -> {
-                    res.header(HeaderNames.CONTENT_TYPE, "application/vnd.oai.openapi")
-                            .header(HeaderValues.X_CONTENT_TYPE_OPTIONS_NOSNIFF);
-                    ResponseBodies.send(req, res, openApi.yamlBytes());
-                });
+                // GET /openapi comes from the OpenAPI feature, which has no HEAD: the headers of its answer.
+                .head(Listeners.OPENAPI_PATH, openApi::head);
     }
 }

@@ -4,6 +4,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 import com.example.payments.http.Json;
@@ -85,6 +86,27 @@ class ObserverRequestsTest {
     void theSelectedScopeIsServed() throws Exception {
         HttpResponse<String> application = send("GET", "/metrics?scope=application", null);
         assertThat(application.body(), containsString("scope=\"application\""));
+    }
+
+    @ParameterizedTest(name = "{0} Accept [{1}] -> {2}")
+    @CsvSource(delimiter = '|', value = {
+            "/openapi             |                                     | application/vnd.oai.openapi",
+            "/openapi             | application/json                    | application/json",
+            "/openapi             | application/vnd.oai.openapi+json    | application/vnd.oai.openapi+json",
+            "/openapi             | application/yaml                    | application/yaml",
+            "/openapi             | text/yaml;q=0.5, application/json   | application/json",
+            "/openapi?format=json | application/yaml                    | application/json",
+            "/openapi?format=YAML | application/json                    | application/vnd.oai.openapi",
+    })
+    void headOfTheOpenApiDocumentSendsTheHeadersOfGet(String target, String accept, String type) throws Exception {
+        HttpResponse<String> get = send("GET", target, accept);
+        HttpResponse<String> head = send("HEAD", target, accept);
+        assertThat(get.statusCode(), is(200));
+        assertThat(head.statusCode(), is(200));
+        assertThat(get.headers().firstValue("Content-Type").orElseThrow(), is(type));
+        assertThat(head.headers().firstValue("Content-Type").orElseThrow(), is(type));
+        assertThat(head.headers().firstValueAsLong("Content-Length").orElseThrow(),
+                   is((long) get.body().getBytes(StandardCharsets.UTF_8).length));
     }
 
     private static HttpResponse<String> send(String method, String target, String accept) throws Exception {

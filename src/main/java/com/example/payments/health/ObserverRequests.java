@@ -40,9 +40,13 @@ public final class ObserverRequests implements Filter {
 
     private static final Set<String> SCOPES = Set.of("application", "base", "vendor");
     private static final Set<String> FORMATS = Set.of("json", "yaml");
-    private static final List<MediaType> OPENAPI_TYPES = List.of(MediaTypes.create("application/vnd.oai.openapi"),
-            MediaTypes.APPLICATION_YAML, MediaTypes.create("text/yaml"), MediaTypes.create("application/x-yaml"),
-            MediaTypes.create("text/x-yaml"), MediaTypes.APPLICATION_JSON);
+    /**
+     * The media types {@code GET /openapi} answers, in the order Helidon's OpenAPI feature prefers them when
+     * {@code Accept} admits several: the OpenAPI YAML type, the YAML types, the OpenAPI JSON type and JSON.
+     */
+    public static final List<MediaType> OPENAPI_TYPES = List.of(MediaTypes.APPLICATION_OPENAPI_YAML,
+            MediaTypes.APPLICATION_X_YAML, MediaTypes.APPLICATION_YAML, MediaTypes.APPLICATION_OPENAPI_JSON,
+            MediaTypes.APPLICATION_JSON, MediaTypes.TEXT_X_YAML, MediaTypes.TEXT_YAML);
 
     private final MetricsHead metrics;
 
@@ -117,7 +121,8 @@ public final class ObserverRequests implements Filter {
         }
         if (req.headers().contains(HeaderNames.ACCEPT)
             && req.headers().bestAccepted(OPENAPI_TYPES.toArray(MediaType[]::new)).isEmpty()) {
-            return notAcceptable("application/vnd.oai.openapi, application/yaml, text/yaml or application/json");
+            return notAcceptable("application/vnd.oai.openapi, application/vnd.oai.openapi+json, application/yaml, "
+                                 + "text/yaml or application/json");
         }
         return null;
     }
