@@ -90,6 +90,8 @@ class HostileRequestLinesIT {
                          false));
             rows.add(row(port, "a port out of range", "GET http://evil.example:99999" + p
                          + " HTTP/1.1\r\nHost: evil.example:99999\r\n\r\n", 400, false));
+            rows.add(row(port, "a Host port out of range", "GET " + p + " HTTP/1.1\r\nHost: 127.0.0.1:99999\r\n\r\n",
+                         400, false));
             rows.add(row(port, "userinfo", "GET http://u:p@evil.example" + p
                          + " HTTP/1.1\r\nHost: evil.example\r\n\r\n", 400, false));
             rows.add(row(port, "an empty host", "GET http://" + p + " HTTP/1.1\r\n" + HOST + "\r\n", 400, false));

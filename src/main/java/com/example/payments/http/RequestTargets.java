@@ -33,6 +33,8 @@ import io.helidon.http.Method;
  *     6.2.2.2): {@code /%70ing} is {@code /ping} and {@code /%2E%2E/} is a dot segment. Otherwise 400.</li>
  *     <li>A path with a {@code ;} names no resource of this service (none has parameters): 404.</li>
  *     <li>A fragment ({@code #}) is not part of any request target form: 400.</li>
+ *     <li>A {@code Host} that is not a host with an optional port from 0 to 65535, whatever the target's form: 400
+ *     (Helidon checks its syntax, not the port's range).</li>
  * </ul>
  * The connection is kept (the request's framing is intact), unless a body was left unread
  * ({@link ConnectionCloseFilter}).
@@ -79,6 +81,10 @@ final class RequestTargets {
      * @return the problem detail, or empty when the target is served
      */
     static Optional<String> refusal(String target, Method method, String host) {
+        // Whatever the target's form: the same authority is judged alike in Host and in an absolute-form target.
+        if (!host.isEmpty() && origin(host).isEmpty()) {
+            return Optional.of("The Host header needs a host and a port from 0 to 65535.");
+        }
         if (target.startsWith("/")) {
             return pathRefusal(target);
         }

@@ -49,6 +49,10 @@ class RequestTargetsTest {
             "/p%zzing, 127.0.0.1, false",
             "/ping%7, 127.0.0.1, false",
             "http://example.com//ping, example.com, false",
+            "/ping, 127.0.0.1:99999, false",
+            "/ping, 127.0.0.1:65536, false",
+            "/ping, 127.0.0.1:65535, true",
+            "/ping, '', true",
     })
     void aTargetIsServedOnlyWhenItNamesOneResourceTheWayHttpDefinesIt(String target, String host, boolean served) {
         Optional<String> refusal = RequestTargets.refusal(target, Method.GET, host);
