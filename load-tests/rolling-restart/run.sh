@@ -26,7 +26,7 @@
 # Variants: graceful (the service as configured: its shutdown sequence, and every replacement runs its warm-up before
 # ready), graceful-nowarmup (every instance without the warm-up, warm-up.requests=0, to show what it is worth),
 # naive (the naive contender, NaiveShutdownMain from the test-tools jar: both listeners stop at the signal).
-# Settings (environment): MODES="graceful naive" LEVELS="100" INSTANCES=2 PEAK_RPS= MIN_REQUESTS=100000 WARMUP_S=10
+# Settings (environment): MODES="graceful naive" LEVELS="100" INSTANCES=2 PEAK_RPS= MIN_REQUESTS=100000 WARMUP_S=10 (60 with an INSTANCE_CPU limit)
 # MIN_READY_S (the manifest's minReadySeconds, k8s/base/deployment.yaml; 0 in a smoke run)
 # ROLL_S=50 (100 with an INSTANCE_CPU limit; plus INSTANCES x MIN_READY_S) ROLL_GAP_S=20 MIN_ROLLS=2 MAX_ROLLS=4
 # READY_TIMEOUT_S=180
@@ -97,6 +97,10 @@ MODES="${MODES:-graceful naive}"
 LEVELS="${LEVELS:-100}"
 INSTANCES="${INSTANCES:-2}"
 MIN_REQUESTS="${MIN_REQUESTS:-100000}"
+# Steady state before the first roll. CPU-limited instances warmed at 50 rps were still settling at the level's rate
+# after 10 s (p99 1,229 ms in the first 2 s, 409 ms at 8-10 s), and the first replacement's boot then cost the two old
+# ones every failure of the 20:10 run: 60 s, as running pods have had long before a deploy.
+if rr_is_limit "$INSTANCE_CPU"; then WARMUP_S="${WARMUP_S:-60}"; fi
 WARMUP_S="${WARMUP_S:-10}"
 # The Deployment's minReadySeconds: a replacement serves its share this long, beside the instance it replaces, before
 # that one gets its SIGTERM.
