@@ -122,47 +122,10 @@ public final class PanDetector {
         for (int i = 0; i + 1 < length; i++) {
             if (Character.isHighSurrogate(text.charAt(i)) && Character.isLowSurrogate(text.charAt(i + 1))
                 && Character.digit(Character.toCodePoint(text.charAt(i), text.charAt(i + 1)), 10) >= 0) {
-                return supplementaryPanDigits(text);
+                return SupplementaryDigits.judge(text, PanDetector::panDigitsOfChars);
             }
         }
         return panDigitsOfChars(text);
-    }
-
-    // Each digit outside the BMP folded to its ASCII digit (one char), judged, and the folded positions mapped back
-    // to both chars of each such digit.
-    private static BitSet supplementaryPanDigits(CharSequence text) {
-        int length = text.length();
-        StringBuilder folded = new StringBuilder(length);
-        int[] origin = new int[length];
-        for (int i = 0; i < length; ) {
-            int codePoint = Character.codePointAt(text, i);
-            int chars = Character.charCount(codePoint);
-            int digit = chars == 2 ? Character.digit(codePoint, 10) : -1;
-            origin[folded.length()] = i;
-            if (digit >= 0) {
-                folded.append((char) ('0' + digit));
-            } else {
-                folded.append(text.charAt(i));
-                if (chars == 2) {
-                    origin[folded.length()] = i + 1;
-                    folded.append(text.charAt(i + 1));
-                }
-            }
-            i += chars;
-        }
-        BitSet found = panDigitsOfChars(folded);
-        if (found == null) {
-            return null;
-        }
-        BitSet result = new BitSet();
-        for (int j = found.nextSetBit(0); j >= 0; j = found.nextSetBit(j + 1)) {
-            int at = origin[j];
-            result.set(at);
-            if (Character.isHighSurrogate(text.charAt(at))) {
-                result.set(at + 1);
-            }
-        }
-        return result;
     }
 
     private static BitSet panDigitsOfChars(CharSequence text) {
