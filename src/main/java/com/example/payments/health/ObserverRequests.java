@@ -89,7 +89,26 @@ public final class ObserverRequests implements Filter {
         ProblemResponses.send(req, res, problem);
     }
 
+    // A parameter without a value (?scope, ?a=1&scope) or with an empty one: Helidon's parsed query drops the first
+    // kind when the name also has a value, so the raw query is read.
+    private static boolean anyWithoutValue(RoutingRequest req) {
+        String raw = req.query().rawValue();
+        if (raw == null || raw.isEmpty()) {
+            return false;
+        }
+        for (String part : raw.split("&", -1)) {
+            int equals = part.indexOf('=');
+            if (equals <= 0 || equals == part.length() - 1) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private Problem metricsProblem(RoutingRequest req) {
+        if (anyWithoutValue(req)) {
+            return badQuery("scope (application, base or vendor) and name, each with a value");
+        }
         for (String name : req.query().names()) {
             List<String> values = req.query().all(name, List::of);
             boolean known = !values.isEmpty() && (name.equals(MetricsHead.NAME) && !values.contains("")
@@ -111,6 +130,9 @@ public final class ObserverRequests implements Filter {
     }
 
     private static Problem openApiProblem(RoutingRequest req) {
+        if (anyWithoutValue(req)) {
+            return badQuery("format (json or yaml), once, with a value");
+        }
         for (String name : req.query().names()) {
             List<String> values = req.query().all(name, List::of);
             boolean known = name.equals("format") && values.size() == 1
