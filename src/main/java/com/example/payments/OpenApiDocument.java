@@ -70,7 +70,8 @@ final class OpenApiDocument implements OpenApiManager<String> {
                 .orElse(MediaTypes.APPLICATION_OPENAPI_YAML);
         boolean json = type.equals(MediaTypes.APPLICATION_JSON) || type.equals(MediaTypes.APPLICATION_OPENAPI_JSON);
         res.header(HeaderNames.CONTENT_TYPE, type.text()).header(HeaderValues.X_CONTENT_TYPE_OPTIONS_NOSNIFF);
-        ResponseBodies.send(req, res, (json ? format(yaml, OpenApiFormat.JSON) : yaml).getBytes(StandardCharsets.UTF_8));
+        String content = json ? format(yaml, OpenApiFormat.JSON) : yaml;
+        ResponseBodies.send(req, res, content.getBytes(StandardCharsets.UTF_8));
     }
 
     @Override

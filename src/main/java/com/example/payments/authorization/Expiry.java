@@ -30,7 +30,8 @@ import com.example.payments.idempotency.IdempotencyStore;
  * from the authorization (a retry after an unknown outcome sends the same one), settle: {@code EXPIRED} whatever the
  * acquirer answered the void, since nothing is capturable past the validity. A capture or a void still pending (its
  * client's 502 or 504 never retried) refuses the reservation: it is sent again first, with its own attempt id (a
- * deduplicating acquirer answers it as it did the first time), and settled, then the authorization is expired. Once a void fails or times out, the run starts no further one. What a run claimed but did not expire
+ * deduplicating acquirer answers it as it did the first time), and settled, then the authorization is expired. Once
+ * a void fails or times out, the run starts no further one. What a run claimed but did not expire
  * (refused, unknown outcome, not started) stays claimed until the lease lapses, then is claimed again.
  */
 public final class Expiry implements Runnable {
@@ -201,7 +202,8 @@ public final class Expiry implements Runnable {
         return true;
     }
 
-    // Sends a pending capture or void (the expiry's own is a void) and settles it; false when its outcome stays unknown.
+    // Sends a pending capture or void (the expiry's own is a void) and settles it; false when the outcome stays
+    // unknown.
     private boolean send(AuthorizationRecord authorization, OperationRecord operation) throws InterruptedException {
         AcquirerOperation call = new AcquirerOperation(operation.attemptId(), authorization.attemptId(),
                                                        operation.amount().value(), operation.amount().currency());

@@ -35,7 +35,7 @@ public final class InMemoryAuthorizationStore implements AuthorizationStore {
     private final ConcurrentMap<String, AuthorizationRecord> authorizations = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, OperationRecord> operations = new ConcurrentHashMap<>();
     // Guarded by this: each authorization's pending operations, in reservation order.
-    private final Map<String, List<String>> pending = new HashMap<>();
+    private final Map<String, List<String>> pendingByAuthorization = new HashMap<>();
     // The expiry worker's view of approved authorizations: not claimed, by expiresAt; claimed, by the claim's end. An
     // entry whose authorization left APPROVED stays until it is reached and is dropped then (see claimExpired).
     private final NavigableSet<Due> unclaimed = new ConcurrentSkipListSet<>(Due.ORDER);
@@ -121,7 +121,7 @@ public final class InMemoryAuthorizationStore implements AuthorizationStore {
                     "PENDING", null, pending.createdAt());
             authorizations.put(authorizationId, authorization.moved(reserved, captures, now));
             operations.put(pending.id(), reservedOperation);
-            this.pending.computeIfAbsent(authorizationId, id -> new ArrayList<>(1)).add(pending.id());
+            pendingByAuthorization.computeIfAbsent(authorizationId, id -> new ArrayList<>(1)).add(pending.id());
             yield new Reserved(reservedOperation);
         }
         };
@@ -141,16 +141,16 @@ public final class InMemoryAuthorizationStore implements AuthorizationStore {
         authorizations.put(authorization.id(), authorization.moved(settled, authorization.captures(), now));
         OperationRecord done = current.settled(succeeded, declineCode);
         operations.put(done.id(), done);
-        List<String> left = pending.get(done.authorizationId());
+        List<String> left = pendingByAuthorization.get(done.authorizationId());
         if (left != null && left.remove(done.id()) && left.isEmpty()) {
-            pending.remove(done.authorizationId());
+            pendingByAuthorization.remove(done.authorizationId());
         }
         return done;
     }
 
     @Override
     public synchronized List<OperationRecord> pendingOperations(String authorizationId) {
-        return pending.getOrDefault(authorizationId, List.of()).stream().map(operations::get).toList();
+        return pendingByAuthorization.getOrDefault(authorizationId, List.of()).stream().map(operations::get).toList();
     }
 
     // Lapsed claims go back among the unclaimed at their expiresAt, then the unclaimed are taken from the head, oldest

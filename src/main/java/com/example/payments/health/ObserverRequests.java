@@ -110,9 +110,9 @@ public final class ObserverRequests implements Filter {
             return badQuery("scope (application, base or vendor) and name, each with a value");
         }
         for (String name : req.query().names()) {
-            List<String> values = req.query().all(name, List::of);
-            boolean known = !values.isEmpty() && (name.equals(MetricsHead.NAME) && !values.contains("")
-                                                  || name.equals(MetricsHead.SCOPE) && SCOPES.containsAll(values));
+            // Every value is non-empty (anyWithoutValue).
+            boolean known = name.equals(MetricsHead.NAME)
+                            || name.equals(MetricsHead.SCOPE) && SCOPES.containsAll(req.query().all(name));
             if (!known) {
                 return badQuery("scope (application, base or vendor) and name");
             }
