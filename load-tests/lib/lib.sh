@@ -353,7 +353,7 @@ lt_start_instance() {
     -Dhealth-server.port="$(lt_slot_health_port "$slot")" -Dhealth-server.host=127.0.0.1 \
     -Dshutdown.pre-drain-delay="$LT_PRE_DRAIN" -Dshutdown.drain-timeout="$LT_DRAIN_TIMEOUT" \
     -Dshutdown.cleanup-timeout="$LT_CLEANUP_TIMEOUT" -Dshutdown.metrics-linger="$LT_METRICS_LINGER" \
-    -Dshutdown.hard-deadline="$LT_HARD_DEADLINE" \
+    -Dshutdown.hard-deadline="$LT_HARD_DEADLINE" ${LT_WARMUP_TIMEOUT:+-Dwarm-up.timeout="$LT_WARMUP_TIMEOUT"} \
     -Dauthorizer.simulated-latency="$LT_LATENCY" -Dauthorizer.simulated-latency-jitter="$LT_JITTER" \
     -Didempotency.max-keys=4000000 -Didempotency.retention=PT10M -Dauthorization.in-memory.max-resources=4000000 \
     -Dauth.api-keys='sha256:9702b04ac8da313c8ec0784e54e26e65016c0a9c0942463b0c6fb9f354071ab8 m_123' -Didempotency.merchant-quota.max-records=2000000 \
@@ -616,7 +616,8 @@ lt_gatling_build() {
 
 # lt_client_start RATE DURATION_S OUT.csv [KEY_PREFIX [PORT]]: one Gatling run in the background (LT_CLIENT_PID),
 # to PORT on 127.0.0.1 (default: HAProxy's); returns once the first request is on its way. lt_client_stop ends it
-# early; lt_client_wait waits for its planned end.
+# early; lt_client_wait waits for its planned end. With LT_OFF_RECORD_S, the first that many seconds of the run get
+# no row (part of DURATION_S), and it returns once the first request on the record is answered.
 lt_client_start() {
   local rate=$1 duration=$2 out=$3 prefix=${4:-lt$(lt_now_ms)} port=${5:-$LT_HAPROXY_PORT}
   LT_CLIENT_OUT=$out
@@ -627,13 +628,13 @@ lt_client_start() {
   "$JAVA_HOME/bin/java" $LT_GATLING_JAVA_OPTS \
     -cp "$LT_GATLING_DIR/target/test-classes:$(cat "$LT_GATLING_DIR/target/classpath.txt")" \
     -Dlt.port="$port" -Dlt.rate="$rate" -Dlt.duration="$duration" -Dlt.out="$out" -Dlt.keyPrefix="$prefix" \
-    -Dlt.stopFile="${out%.csv}.stop" io.gatling.app.Gatling --simulation payments.loadtest.OpenModelSimulation \
+    -Dlt.stopFile="${out%.csv}.stop" -Dlt.offRecordS="${LT_OFF_RECORD_S:-0}" io.gatling.app.Gatling --simulation payments.loadtest.OpenModelSimulation \
     --no-reports --results-folder "$(dirname "$out")/gatling" --run-description "$rate-rps" \
     >"${out%.csv}.gatling.log" 2>&1 </dev/null &
   LT_CLIENT_PID=$!
   LT_PIDS+=("$LT_CLIENT_PID")
   local _
-  for _ in $(seq 1 600); do
+  for _ in $(seq 1 $((600 + ${LT_OFF_RECORD_S:-0} * 10))); do   # until the first row on the record
     [ "$(stat -c %s "$out" 2>/dev/null || echo 0)" -gt 100 ] && { lt_event loadgen-start "" "rate=$rate"; return 0; }
     kill -0 "$LT_CLIENT_PID" 2>/dev/null || break
     sleep 0.1

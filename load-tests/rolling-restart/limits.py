@@ -98,14 +98,16 @@ def setup_section(w, setup, run0):
     if setup.get("surge_reserve"):
         w("- **The surge's CPU, reserved**: a node gives a Deployment's surge pod CPU of its own; on this one machine "
           "a replacement's boot and warm-up take CPU from everything else. So whenever no replacement runs (the peak "
-          "search and the steady state included), a stand-in spends **%s CPU** in a cgroup of its own (`surge`); it "
+          "search and the steady state included), a stand-in spends **%s CPU** in a cgroup of its own (`surge`), "
+          "as a booting JVM does, on every CPU of the machine at once (one busy loop per CPU sharing the quota); it "
           "is stopped while a roll's replacement runs. The peak leaves that CPU free for the rolls." % (
               fmt_cpus(setup["surge_reserve"])))
     if setup.get("aot_cache"):
         w("- **AOT cache** (JDK 25, as the image starts): %s." % setup["aot_cache"])
     shutdown = setup.get("shutdown") or {}
     if shutdown:
-        w("- **Shutdown budgets** (`shutdown.*`, from `%s`; a value given as an `LT_*` variable wins): %s." % (
+        w("- **Shutdown budgets and warm-up** (`shutdown.*` and `warm-up.timeout`, from `%s`; a value given as an "
+          "`LT_*` variable wins): %s." % (
             setup.get("shutdown_config"), ", ".join("`%s` %s (%s)" % (k, v[0], v[1]) for k, v in shutdown.items())))
     else:
         w("- **Shutdown budgets**: the load tests' own (`SHUTDOWN_CONFIG=none`): `pre-drain-delay` %s, "

@@ -349,9 +349,11 @@ def main():
       "send SIGTERM to the old one, wait for its exit. Each level is one load run of "
       "%s s (long enough for >= 100,000 requests, and for the roll): %s s of steady state, then the roll, then "
       "steady state again until the planned end. One cluster per variant, warmed up off the record (%s s at "
-      "%s rps) before its first level; the replacements are fresh JVMs, as in a real deploy." % (
+      "%s rps) before its first level%s; the replacements are fresh JVMs, as in a real deploy." % (
           run0.get("min_ready_s", 0), run0.get("duration_s", "?"), run0.get("warmup_s", "?"),
-          setup.get("cluster_warmup_s", 8), setup.get("cluster_warmup_rps", 100)))
+          setup.get("cluster_warmup_s", 8), setup.get("cluster_warmup_rps", 100),
+          ", then %s s at the level's own rate before each level" % run0["level_warmup_s"]
+          if run0.get("level_warmup_s") else ""))
     w("- **Variants**: *graceful* = the service's shutdown sequence, with its warm-up before ready at its "
       "default (`warm-up.requests` 500); *graceful-nowarmup* = the same with `warm-up.requests=0` (cold "
       "replacements take traffic as soon as ready); *naive* = see below.")

@@ -27,6 +27,7 @@
 # ready), graceful-nowarmup (every instance without the warm-up, warm-up.requests=0, to show what it is worth),
 # naive (the naive contender, NaiveShutdownMain from the test-tools jar: both listeners stop at the signal).
 # Settings (environment): MODES="graceful naive" LEVELS="100" INSTANCES=2 PEAK_RPS= MIN_REQUESTS=100000 WARMUP_S=10 (60 with an INSTANCE_CPU limit)
+# LEVEL_WARMUP_S (30 with an INSTANCE_CPU limit, else 0: the level's rate, off the record, at the head of its load)
 # MIN_READY_S (the manifest's minReadySeconds, k8s/base/deployment.yaml; 0 in a smoke run)
 # ROLL_S=50 (100 with an INSTANCE_CPU limit; plus INSTANCES x MIN_READY_S) ROLL_GAP_S=20 MIN_ROLLS=2 MAX_ROLLS=4
 # READY_TIMEOUT_S=180
@@ -46,9 +47,10 @@
 #   AOT=1              the instances start from an AOT cache (JDK 25) trained once, first, the way the image's
 #                      build trains its own (rr_aot_train in setup.sh); 0: without (a cold JIT at every start)
 #   SHUTDOWN_CONFIG=config/base/base.yaml   the shutdown.* values of the instances (pre-drain-delay,
-#                      drain-timeout, cleanup-timeout, metrics-linger, hard-deadline; a key it does not set: the
-#                      default of src/main/resources/application.yaml); an LT_PRE_DRAIN, LT_DRAIN_TIMEOUT,
-#                      LT_CLEANUP_TIMEOUT, LT_METRICS_LINGER or LT_HARD_DEADLINE given wins; "none": lib.sh's values
+#                      drain-timeout, cleanup-timeout, metrics-linger, hard-deadline) and its warm-up.timeout (a key it
+#                      does not set: the default of src/main/resources/application.yaml); an LT_PRE_DRAIN,
+#                      LT_DRAIN_TIMEOUT, LT_CLEANUP_TIMEOUT, LT_METRICS_LINGER, LT_HARD_DEADLINE or LT_WARMUP_TIMEOUT
+#                      given wins; "none": lib.sh's values
 #   Peak criteria: LT_PEAK_STEP_S=63 (LT_PEAK_SKIP_S 3 + 60 s judged), LT_PEAK_MAX_ERRORS=0, LT_PEAK_P99_MS=500,
 #   LT_PEAK_MIN_THROUGHPUT_PCT=95, LT_PEAK_START_RPS=100, LT_PEAK_REFINE=2; LT_BUDGET_S=3600.
 # Every other setting is the load tests' local one (lib.sh: simulated issuer, development API key, loopback).
@@ -59,7 +61,7 @@
 # the search, MODES=graceful, INSTANCES=1, one roll inside a 7 s load (Gatling started without Maven, C1 only); still
 # on PostgreSQL in CPU-limited cgroups (INSTANCE_CPU=1 STORE_CPU=1; without write access to the cgroups, as a
 # non-root user, it runs unlimited and the report says so), with the staging shutdown budgets except pre-drain-delay
-# and metrics-linger (PT1S each, lib.sh's smoke value and a shorter linger: they are waits).
+# and metrics-linger (PT1S each, lib.sh's smoke value and a shorter linger: they are waits) and warm-up.timeout (PT3S).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=setup.sh
@@ -70,6 +72,7 @@ if [ "${SMOKE:-0}" = 1 ]; then
   MAX_ROLLS=${MAX_ROLLS:-1} READY_TIMEOUT_S=${READY_TIMEOUT_S:-60} MIN_READY_S=${MIN_READY_S:-0}
   INSTANCE_CPU=${INSTANCE_CPU:-1} STORE_CPU=${STORE_CPU:-1} LT_PRE_DRAIN=${LT_PRE_DRAIN:-PT1S} AOT=${AOT:-0}
   LT_METRICS_LINGER=${LT_METRICS_LINGER:-PT1S} SURGE_RESERVE=${SURGE_RESERVE:-0}
+  LT_WARMUP_TIMEOUT=${LT_WARMUP_TIMEOUT:-PT3S}
 fi
 STORE="${STORE:-postgres}"
 INSTANCE_CPU="${INSTANCE_CPU:-0.5}"
@@ -102,6 +105,10 @@ MIN_REQUESTS="${MIN_REQUESTS:-100000}"
 # ones every failure of the 20:10 run: 60 s, as running pods have had long before a deploy.
 if rr_is_limit "$INSTANCE_CPU"; then WARMUP_S="${WARMUP_S:-60}"; fi
 WARMUP_S="${WARMUP_S:-10}"
+# Off the record before each level, at the level's rate (0: none; a smoke run has none).
+if [ "${SMOKE:-0}" != 1 ] && rr_is_limit "$INSTANCE_CPU"; then LEVEL_WARMUP_S="${LEVEL_WARMUP_S:-30}"; fi
+LEVEL_WARMUP_S="${LEVEL_WARMUP_S:-0}"
+[[ "$LEVEL_WARMUP_S" =~ ^[0-9]+$ ]] || { echo "LEVEL_WARMUP_S: whole seconds, not '$LEVEL_WARMUP_S'" >&2; exit 2; }
 # The Deployment's minReadySeconds: a replacement serves its share this long, beside the instance it replaces, before
 # that one gets its SIGTERM.
 MIN_READY_S="${MIN_READY_S:-$(sed -n 's/^ *minReadySeconds: *\([0-9][0-9]*\).*/\1/p' k8s/base/deployment.yaml)}"
@@ -169,16 +176,21 @@ for variant in $MODES; do
     min_duration=$(( WARMUP_S + MIN_ROLLS * ROLL_S + MIN_ROLLS * ROLL_GAP_S ))
     [ "$duration" -ge "$min_duration" ] || duration=$min_duration
     lt_new_run "$variant-$level"
-    printf '{"mode": "%s", "variant": "%s", "java_opts": "%s", "client": "%s", "duration_s": %s, "warmup_s": %s, "skip_s": %s, "lag_limit_ms": %s, "level_pct": %s, "rate_rps": %s, "instances": %s, "pre_drain_delay": "%s", "drain_timeout": "%s", "cleanup_timeout": "%s", "metrics_linger": "%s", "hard_deadline": "%s", "check_inter_ms": %s, "check_fall": %s, "check_rise": %s, "check_timeout_ms": %s, "simulated_latency": "%s", "simulated_jitter": "%s", "store": "%s", "instance_cpu": %s, "store_cpu": %s, "min_ready_s": %s}\n' \
+    printf '{"mode": "%s", "variant": "%s", "java_opts": "%s", "client": "%s", "duration_s": %s, "warmup_s": %s, "skip_s": %s, "lag_limit_ms": %s, "level_pct": %s, "rate_rps": %s, "instances": %s, "pre_drain_delay": "%s", "drain_timeout": "%s", "cleanup_timeout": "%s", "metrics_linger": "%s", "hard_deadline": "%s", "check_inter_ms": %s, "check_fall": %s, "check_rise": %s, "check_timeout_ms": %s, "simulated_latency": "%s", "simulated_jitter": "%s", "store": "%s", "instance_cpu": %s, "store_cpu": %s, "min_ready_s": %s, "level_warmup_s": %s}\n' \
       "$mode" "$variant" "${LT_JAVA_OPTS# }" gatling "$duration" "$WARMUP_S" "$LT_PEAK_SKIP_S" "$LT_LAG_LIMIT_MS" "$level" "$rate" "$INSTANCES" "$LT_PRE_DRAIN" \
       "$LT_DRAIN_TIMEOUT" "$LT_CLEANUP_TIMEOUT" "$LT_METRICS_LINGER" "$LT_HARD_DEADLINE" "$LT_CHECK_INTER_MS" "$LT_CHECK_FALL" "$LT_CHECK_RISE" \
-      "$LT_CHECK_TIMEOUT_MS" "$LT_LATENCY" "$LT_JITTER" "$STORE" "$INSTANCE_CPU" "$STORE_CPU" "$MIN_READY_S" >"$LT_RUN_DIR/run.json"
+      "$LT_CHECK_TIMEOUT_MS" "$LT_LATENCY" "$LT_JITTER" "$STORE" "$INSTANCE_CPU" "$STORE_CPU" "$MIN_READY_S" "$LEVEL_WARMUP_S" >"$LT_RUN_DIR/run.json"
     lt_log "run $variant at $level% = $rate rps for $duration s: restarting s${running// /, s} into s${spare// /, s}"
     for old in $running; do   # baseline: what the running instances decided before this run (warm-up, earlier runs)
       echo "s$old,$(lt_scrape_invocations "$old")" >>"$LT_RUN_DIR/invocations-baseline.csv"
     done
     rr_cgroups_snapshot start
-    lt_client_start "$rate" "$duration" "$LT_RUN_DIR/requests.csv" "$variant-$level-$(lt_now_ms)"
+    # The level's own rate first, off the record, from the same client run: running pods have served it long before
+    # a deploy. Warmed at 50 rps only, the instances took 200 rps cold (427 failures in the first 22 s of the 20:49
+    # run, before any roll); a separate warm-up run left the new client's own start (its JIT, on the same two cores)
+    # at the head of the measured load (300 failures in its first 5 s in a trial). lt_client_start returns when the
+    # first measured row is written.
+    LT_OFF_RECORD_S=$LEVEL_WARMUP_S lt_client_start "$rate" "$((duration + LEVEL_WARMUP_S))" "$LT_RUN_DIR/requests.csv" "$variant-$level-$(lt_now_ms)"
     load_end_ms=$(( $(lt_now_ms) + duration * 1000 ))
     sleep "$WARMUP_S"
     # Rolls inside the load, ROLL_GAP_S of steady state between them, while another one fits before the load ends

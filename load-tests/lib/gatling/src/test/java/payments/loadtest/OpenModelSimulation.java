@@ -46,7 +46,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>System properties: {@code lt.port} (HAProxy's port, required), {@code lt.rate} (users/s, required),
  * {@code lt.duration} (s, required), {@code lt.out} (CSV path, required), {@code lt.keyPrefix} (default: a random
  * one), {@code lt.pingEvery} (default 10; 0: no pings), {@code lt.timeoutMs} (per request, default 20000),
- * {@code lt.stopFile} (default: none, the load runs for its whole duration).
+ * {@code lt.stopFile} (default: none, the load runs for its whole duration), {@code lt.offRecordS} (s, default 0:
+ * the users of the load's first seconds are sent at the same rate on the same connections but get no row, so a
+ * warm-up at the level's own rate runs without a client restart between it and the measured load; {@code
+ * lt.duration} includes them).
  */
 public class OpenModelSimulation extends Simulation {
 
@@ -64,6 +67,9 @@ public class OpenModelSimulation extends Simulation {
     private final int pingEvery = Integer.getInteger("lt.pingEvery", 10);
     private final int timeoutMs = Integer.getInteger("lt.timeoutMs", 20_000);
     private final Path out = Path.of(System.getProperty("lt.out", "requests.csv"));
+    private final long offRecordUsers = Math.round(
+            Double.parseDouble(System.getProperty("lt.offRecordS", "0")) * Double.parseDouble(
+                    System.getProperty("lt.rate", "0")));
     private final Path stopFile = System.getProperty("lt.stopFile", "").isEmpty()
             ? null : Path.of(System.getProperty("lt.stopFile"));
     private volatile boolean stopping;
@@ -131,6 +137,10 @@ public class OpenModelSimulation extends Simulation {
         String error = "";
         if (status == 0) {
             error = (end - start) / 1_000_000 >= timeoutMs ? "timeout" : "no_response";
+        }
+        if (session.getLong("seq") < offRecordUsers) {
+            inFlight.decrementAndGet();
+            return session;
         }
         String row = String.format(Locale.ROOT, "%d,%s,%s,%.1f,%.1f,%.1f,%.2f,%d,%s,%s,%s,\n",
                 session.getLong("seq"), session.getBoolean("ping") ? "GET" : "POST", session.getString("key"),
