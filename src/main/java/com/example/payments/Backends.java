@@ -141,14 +141,25 @@ record Backends(IdempotencyStore idempotency, AuthorizationStore authorizations,
      */
     Sandbox sandbox(MeterRegistry quiet, int capacity) {
         if (database.isEmpty()) {
-            return new Sandbox(InMemoryIdempotencyStore.create(capacity), InMemoryAuthorizationStore.create(capacity),
-                               InMemoryKeyBindings.create(capacity), false);
+            return inMemorySandbox(capacity);
         }
         Database view = database.get().rolledBackView(quiet);
         IdempotencyStore keys = idempotency instanceof PostgresIdempotencyStore
                 ? PostgresIdempotencyStore.create(view, decision -> Optional.empty())
                 : InMemoryIdempotencyStore.create(capacity);
         return new Sandbox(keys, PostgresAuthorizationStore.create(view), PostgresKeyBindings.create(view), true);
+    }
+
+    /**
+     * Stores of the warm-up's sandbox that are all in memory, whatever the backend: the request path's code without
+     * the store's, on this replica's CPU only.
+     *
+     * @param capacity bound of each store, in records
+     * @return the stores, empty
+     */
+    static Sandbox inMemorySandbox(int capacity) {
+        return new Sandbox(InMemoryIdempotencyStore.create(capacity), InMemoryAuthorizationStore.create(capacity),
+                           InMemoryKeyBindings.create(capacity), false);
     }
 
     /**

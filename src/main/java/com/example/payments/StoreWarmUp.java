@@ -22,7 +22,8 @@ import io.opentelemetry.context.Scope;
  *     opens them in the background), polling every 20 ms. A pool that is not full 10 s after the schema is migrated
  *     (the server's or the role's connection limit is below {@code database.pool-size}) is warmed up on the
  *     connections it has, with one WARN naming {@code database.pool-size} and the connections it got.</li>
- *     <li>Run the sandbox requests ({@link WarmUp}) on the real pool, every transaction rolled back; with redis, also
+ *     <li>Run the sandbox requests ({@link WarmUp}) on the real pool, every transaction rolled back (a few per pool
+ *     connection; the rest on in-memory stores); with redis, also
  *     {@code min(warm-up.requests, 200)} lookups of decisions that cannot exist in the real Redis (reads only).</li>
  *     <li>Mark the database warm ({@link Database#markWarm}), then complete this part of startup. When no sandbox
  *     request through the store was answered as expected (e.g. the database refuses writes), the database is not
