@@ -116,7 +116,7 @@ final class WarmUp {
             // As many clients as pool connections (up to 16), each connection running the statements STORE_ROUNDS
             // times; the rest of the requests on in-memory stores, on this replica's CPU only: a warm-up at full
             // speed on the shared database took the other replicas' share of it (a rolling restart's old replicas
-            // failed 1,900 requests while a replacement warmed up 500 requests on the store for 14 s).
+            // failed 1,672 requests while a replacement booted and warmed up 500 requests on the store for 14 s).
             int clients = Math.clamp(backends.database().get().settings().poolSize(), CLIENTS, MAX_CLIENTS);
             int onStore = Math.min(requests, clients * STORE_ROUNDS);
             sent = send(backends.sandbox(sandboxMeters, onStore + clients), clients, onStore, stop, deadline,

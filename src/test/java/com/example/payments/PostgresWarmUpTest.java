@@ -22,6 +22,7 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.lessThanOrEqualTo;
 
 /**
  * The startup warm-up on the postgres backend, and on redis in front of PostgreSQL: by the time startup is complete
@@ -41,6 +42,36 @@ class PostgresWarmUpTest {
         try (PostgresServer postgres = PostgresServer.start();
              TestService service = TestService.start(config(postgres, PostgresServer.USER))) {
             assertWarmedWritingNothing(service, postgres);
+        }
+    }
+
+    /**
+     * The database sees at most 8 sandbox requests per pool connection (enough for pgjdbc to prepare each statement
+     * on the server, at its fifth run); the rest of the warm-up runs in memory, so a replacement warming up does not
+     * take the shared database from the running replicas.
+     */
+    @Test
+    void theDatabaseSeesAtMostEightWarmUpRequestsPerPoolConnection() throws Exception {
+        PostgresServer.assumeInstalled();
+        try (PostgresServer postgres = PostgresServer.start()) {
+            try (TestService service = TestService.start(config(postgres, PostgresServer.USER))) {
+                assertThat(service.metric("warm_up_requests_total", Map.of("outcome", "answered")),
+                           is((double) REQUESTS));
+            }
+            // The pool closed with the service; each backend flushes its statistics as it exits.
+            try (Connection sql = postgres.connect()) {
+                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                while (number(sql, "SELECT count(*) FROM pg_stat_activity WHERE application_name = "
+                                   + "'payments-authorization'") > 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(100);
+                }
+                Thread.sleep(500);
+                long inserted = number(sql, "SELECT n_tup_ins FROM pg_stat_user_tables WHERE relname = "
+                                            + "'authorizations'");
+                assertThat(inserted, greaterThan(0L));
+                assertThat("authorizations inserted (then rolled back) by " + REQUESTS + " sandbox requests",
+                           inserted, lessThanOrEqualTo(POOL * 8L));
+            }
         }
     }
 
