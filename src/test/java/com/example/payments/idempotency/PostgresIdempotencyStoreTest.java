@@ -137,6 +137,37 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
         assertThat(store.sweep(40, 1), is(40));
     }
 
+    /**
+     * The plan PostgreSQL caches for the sweep function after five runs is a generic one, with the batch size as a
+     * parameter it cannot see: V1-V10's delete then scanned the whole table of decisions for every batch (a hash
+     * semi join; 225 ms for 500 of 300,000 rows), and ran past statement_timeout under load. With the generic plan
+     * forced, a batch is deleted without a sequential scan of the table.
+     */
+    @Test
+    void aSweepUnderTheCachedGenericPlanDoesNotScanTheWholeTable() throws Exception {
+        try (Connection session = POSTGRES.server().connect()) {
+            session.setAutoCommit(false);
+            try (Statement statement = session.createStatement()) {
+                statement.execute("SET LOCAL plan_cache_mode = force_generic_plan");
+                statement.execute("INSERT INTO decisions SELECT 'sweep-plan', 'd' || i, 'a' || i, '\\x00'::bytea, "
+                                  + "now(), now() - interval '1 hour' FROM generate_series(1, 20000) i");
+                statement.execute("ANALYZE decisions");
+                statement.execute("SELECT idempotency_sweep(100)");
+                try (var row = statement.executeQuery("SELECT seq_scan FROM pg_stat_xact_user_tables WHERE relname "
+                                                      + "= 'decisions'")) {
+                    row.next();
+                    assertThat("sequential scans of decisions in one sweep", row.getLong(1), is(0L));
+                }
+                try (var row = statement.executeQuery("SELECT count(*) FROM decisions WHERE kind = 'sweep-plan'")) {
+                    row.next();
+                    assertThat("a batch of 100 deleted", row.getLong(1), is(19_900L));
+                }
+            } finally {
+                session.rollback();
+            }
+        }
+    }
+
     private static String query(String sql) throws SQLException {
         return POSTGRES.query(sql);
     }
