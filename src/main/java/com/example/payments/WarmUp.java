@@ -121,7 +121,8 @@ final class WarmUp {
             int onStore = Math.min(requests, clients * STORE_ROUNDS);
             sent = send(backends.sandbox(sandboxMeters, onStore + clients), clients, onStore, stop, deadline,
                         sandboxMeters);
-            if (requests > onStore) {
+            // A store that answered none of its requests: no more warm-up until it does (StoreWarmUp retries).
+            if (requests > onStore && (sent.throughStore() == 0 || sent.storeOk() > 0)) {
                 inMemory = send(Backends.inMemorySandbox(requests - onStore + CLIENTS), CLIENTS, requests - onStore,
                                 stop, deadline, sandboxMeters);
             }

@@ -128,8 +128,9 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
      * Deletes expired key records and decisions (lapsed leases, and completed ones past their retention), at most
      * {@code batch} of each per statement, so that no statement holds many rows or runs long; repeats while a batch
      * came back full, at most {@code maxBatches} times. One replica sweeps at a time (migration V10: the others' calls
-     * return at once); each delete finds its batch by row address, whatever plan PostgreSQL caches (V11). A statement that fails, usually on {@code database.statement-timeout} when the database is
-     * short of CPU after a burst of inserts, halves the rows per statement for the next ones (down to
+     * return at once); each delete finds its batch by row address, whatever plan PostgreSQL caches (V11). A
+     * statement that fails, usually on {@code database.statement-timeout} when the database is short of CPU after a
+     * burst of inserts, halves the rows per statement for the next ones (down to
      * 10), and each full statement after that doubles them back up to {@code batch}: a failed
      * statement is rolled back, so repeating it at the same size would spend the database's CPU on nothing, every
      * second, until the load went. Authorizations are never deleted. Run by the {@code idempotency-sweeper} worker;
