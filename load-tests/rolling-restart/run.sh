@@ -188,7 +188,7 @@ for variant in $MODES; do
     # The level's own rate first, off the record, from the same client run: running pods have served it long before
     # a deploy. Warmed at 50 rps only, the instances took 200 rps cold (427 failures in the first 22 s of the 20:49
     # run, before any roll); a separate warm-up run left the new client's own start (its JIT, on the same two cores)
-    # at the head of the measured load (300 failures in its first 5 s in a trial). lt_client_start returns when the
+    # at the head of the measured load (267 failures in its first 5 s in a trial). lt_client_start returns when the
     # first measured row is written.
     LT_OFF_RECORD_S=$LEVEL_WARMUP_S lt_client_start "$rate" "$((duration + LEVEL_WARMUP_S))" "$LT_RUN_DIR/requests.csv" "$variant-$level-$(lt_now_ms)"
     load_end_ms=$(( $(lt_now_ms) + duration * 1000 ))

@@ -131,9 +131,10 @@ lt_on_peak_step() { rr_cgroups_snapshot "step-$1-$2-$3"; }
 # takes (boot, warm-up) is taken from the running instances, the store and the client, so a peak measured without it
 # is not held during a roll. The stand-in spends the replacement's CPU while no roll runs (peak search, steady state)
 # and stops while a replacement runs. It spends it the way a booting JVM does, on every CPU of the machine at once
-# (one busy loop per CPU, the cgroup's quota shared among them): a single loop spent the same CPU time one CPU at a
-# time, and a replacement warming up with several threads then cost the running instances more than the stand-in
-# had during the peak search (1,100 failures while a replacement warmed up for 15 s, in a trial at 150 rps).
+# (one busy loop per CPU, the cgroup's quota shared among them), so that the peak search meets the kind of
+# competition a roll brings: a single loop spent the same CPU time one CPU at a time, and in a trial at 150 rps the
+# running instances failed 922 requests while a replacement booted and warmed up for 15 s (in memory: the database
+# was not the cause).
 RR_SURGE_PIDS=""
 
 rr_surge_reserve_start() {
