@@ -1,19 +1,28 @@
 package com.example.payments.logging;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.core.Appender;
 import org.apache.logging.log4j.core.LogEvent;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.async.AsyncLoggerContextSelector;
+import org.apache.logging.log4j.core.config.ConfigurationSource;
 import org.apache.logging.log4j.core.config.DefaultConfiguration;
+import org.apache.logging.log4j.core.config.xml.XmlConfiguration;
 import org.apache.logging.log4j.core.impl.Log4jLogEvent;
 import org.apache.logging.log4j.core.layout.PatternLayout;
 import org.apache.logging.log4j.message.SimpleMessage;
 import org.junit.jupiter.api.Test;
 
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.instanceOf;
 import static org.hamcrest.Matchers.is;
 
 class StdoutAppenderTest {
@@ -22,6 +31,28 @@ class StdoutAppenderTest {
             .withConfiguration(new DefaultConfiguration())
             .withPattern("%m%n")
             .build();
+
+    @Test
+    void theShippedConfigurationWritesThroughItAndFlushesPerBatchUnderTheAsyncLoggers() throws IOException {
+        Properties component = new Properties();
+        try (InputStream in = getClass().getClassLoader().getResourceAsStream("log4j2.component.properties")) {
+            component.load(in);
+        }
+        assertThat(component.getProperty("log4j2.contextSelector"), is(AsyncLoggerContextSelector.class.getName()));
+
+        ConfigurationSource source = ConfigurationSource.fromResource("log4j2.xml", getClass().getClassLoader());
+        XmlConfiguration configuration = new XmlConfiguration(new LoggerContext("stdout-test"), source);
+        configuration.initialize();
+        try {
+            Appender appender = configuration.getAppender("console");
+
+            assertThat(appender, instanceOf(StdoutAppender.class));
+            // This JVM's loggers are synchronous (pom.xml sets surefire's selector): every line flushed at once.
+            assertThat(((StdoutAppender) appender).getImmediateFlush(), is(!AsyncLoggerContextSelector.isSelected()));
+        } finally {
+            configuration.stop();
+        }
+    }
 
     @Test
     void aBatchOfLinesGoesOutInOneWriteAtTheEndOfTheBatch() {
