@@ -47,8 +47,8 @@ class LoggingThreadWaitTest {
     // The factory Log4j's async loggers use when the configuration names none (package-private in Log4j 2.26): it
     // reads log4j2.asyncLoggerWaitStrategy and its parameters from the component properties.
     private static WaitStrategy shippedWaitStrategy() throws ReflectiveOperationException {
-        Constructor<?> constructor = Class.forName("org.apache.logging.log4j.core.async.DefaultAsyncWaitStrategyFactory")
-                .getDeclaredConstructor(String.class);
+        String factory = "org.apache.logging.log4j.core.async.DefaultAsyncWaitStrategyFactory";
+        Constructor<?> constructor = Class.forName(factory).getDeclaredConstructor(String.class);
         constructor.setAccessible(true);
         return ((AsyncWaitStrategyFactory) constructor.newInstance("AsyncLogger.WaitStrategy")).createWaitStrategy();
     }
