@@ -20,8 +20,8 @@ import org.apache.logging.log4j.core.config.plugins.PluginFactory;
 import org.apache.logging.log4j.core.util.CloseShieldOutputStream;
 
 /**
- * Log4j's console appender on the process's stdout, writing a batch of lines at a time: {@code <Stdout name="...">}
- * with a layout inside, in {@code log4j2.xml}.
+ * A Log4j appender on the process's stdout that writes a batch of lines at a time: {@code <Stdout name="...">} with
+ * a layout inside, in {@code log4j2.xml}.
  *
  * <p>Log4j's own {@code Console} appender flushes after every line whatever its {@code immediateFlush} says (its
  * constructor passes {@code true}), so each line cost a {@code write} system call of its own: one per request with
